@@ -1,0 +1,40 @@
+# The two commands: `make run` starts everything, `make test` runs the tests.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint drills bench setup-system clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+## Start web, workers, beat and relay (embedded PostgreSQL/Redis when none answers).
+run: $(STAMP)
+	@bash scripts/setup-system.sh
+	$(BIN)/python -m interviewprep.run
+
+## Lint, then the whole suite against real PostgreSQL, Redis and Celery workers.
+test: $(STAMP)
+	@bash scripts/setup-system.sh
+	$(BIN)/ruff check .
+	$(BIN)/pytest -m "not drill" $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## Slow failure drills (long soaks, 10k-job drains).
+drills: $(STAMP)
+	$(BIN)/pytest -m drill $(PYTEST_ARGS)
+
+## Benchmarks: print ratios against bare baselines run side by side.
+bench: $(STAMP)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV)

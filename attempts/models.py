@@ -1,0 +1,188 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class QuestionKind(models.TextChoices):
+    CODING = "coding", "Coding"
+    SYSTEM_DESIGN = "system_design", "System design"
+    BEHAVIORAL = "behavioral", "Behavioural"
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class Question(models.Model):
+    slug = models.SlugField(max_length=120, unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=QuestionKind.choices, db_index=True)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, db_index=True)
+    topics = models.JSONField(default=list, blank=True)
+    prompt = models.TextField()
+    starter_code = models.TextField(blank=True)
+    # Visible to the candidate: worked examples.
+    examples = models.JSONField(default=list, blank=True)
+    # Never shown: hidden tests (coding) or the rubric (prose), read only by evaluators.
+    evaluation_spec = models.JSONField(default=dict, blank=True)
+    reference_answer = models.TextField(blank=True)
+    # Which evaluator of the registry judges answers: "code", "rubric" or "remote".
+    evaluator = models.CharField(max_length=20)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class AttemptStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class Attempt(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="attempts")
+    status = models.CharField(max_length=20, choices=AttemptStatus.choices, default=AttemptStatus.DRAFT)
+    # Grows with every change of the attempt's state; readers and caches compare it.
+    version = models.PositiveBigIntegerField(default=1)
+    latest_submission = models.ForeignKey(
+        "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The last submission whose result was recorded (history; the shown result is the latest's).
+    scored_submission = models.ForeignKey(
+        "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.pk} ({self.status} v{self.version})"
+
+
+class SubmissionStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+    SUPERSEDED = "superseded", "Superseded"
+
+
+class Submission(models.Model):
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="submissions")
+    answer = models.TextField()
+    status = models.CharField(
+        max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.QUEUED
+    )
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["attempt", "status"])]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+
+class Result(models.Model):
+    # One result per submission, enforced by the database: a redelivered job cannot score twice.
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="result")
+    score = models.FloatField()
+    max_score = models.FloatField()
+    feedback = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(score__gte=0) & Q(score__lte=models.F("max_score")), name="result_score_in_range"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"result of submission {self.submission_id}: {self.score}/{self.max_score}"
+
+
+class IdempotencyRecord(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    # Hash of method, path and canonical body: the same key with another request is refused.
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_user_key_unique")]
+
+    def __str__(self) -> str:
+        return f"idempotency {self.user_id}:{self.key}"
+
+
+class StateChange(models.Model):
+    """One row per state change of an attempt, a submission or a practice request."""
+
+    entity = models.CharField(max_length=30)
+    object_id = models.BigIntegerField()
+    from_status = models.CharField(max_length=20)
+    to_status = models.CharField(max_length=20)
+    actor = models.CharField(max_length=100)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["entity", "object_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.entity} {self.object_id}: {self.from_status} -> {self.to_status}"
+
+
+class PracticeRequestStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class PracticeRequest(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=20, choices=QuestionKind.choices, blank=True)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
+    topic = models.CharField(max_length=60, blank=True)
+    status = models.CharField(
+        max_length=20, choices=PracticeRequestStatus.choices, default=PracticeRequestStatus.QUEUED
+    )
+    question = models.ForeignKey(Question, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    attempt = models.OneToOneField(
+        Attempt, null=True, blank=True, on_delete=models.SET_NULL, related_name="practice_request"
+    )
+    # Says how the choice was made, e.g. that the filters were relaxed to find a question.
+    note = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"practice request {self.pk} ({self.status})"

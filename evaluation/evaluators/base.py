@@ -1,0 +1,82 @@
+"""The one interface every evaluator implements, and the registry that finds them.
+
+An evaluator is pure with respect to the database: it gets an `EvaluationRequest` built from
+plain data and returns an `EvaluationOutcome`, or raises `TransientEvaluationError` (the job is
+retried with backoff) or `PermanentEvaluationError` (the job goes to the dead letters at once).
+Any other exception is treated as permanent. The pipeline, not the evaluator, writes results.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+
+class TransientEvaluationError(Exception):
+    """Worth retrying: a timeout, a dependency down, a rate limit."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentEvaluationError(Exception):
+    """Retrying cannot help: bad payload, missing data, the sandbox unavailable."""
+
+
+@dataclass(frozen=True)
+class EvaluationRequest:
+    question_slug: str
+    question_kind: str  # coding, system_design, behavioral
+    prompt: str
+    spec: dict[str, Any]  # the question's evaluation_spec: hidden tests or rubric
+    answer: str
+    submission_id: int | None = None
+
+
+@dataclass
+class EvaluationOutcome:
+    score: float
+    max_score: float
+    feedback: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_score <= 0 or not 0 <= self.score <= self.max_score:
+            raise PermanentEvaluationError(
+                f"evaluator returned score {self.score} outside 0..{self.max_score}"
+            )
+
+
+class Evaluator(Protocol):
+    name: ClassVar[str]
+
+    def evaluate(self, request: EvaluationRequest) -> EvaluationOutcome: ...
+
+
+# name -> "module:Class". Modules import lazily so a worker loads only what it uses.
+_REGISTRY: dict[str, str] = {
+    "code": "evaluation.evaluators.code:CodeRunnerEvaluator",
+    "rubric": "evaluation.evaluators.rubric:RubricEvaluator",
+    "remote": "evaluation.evaluators.remote:RemoteModelEvaluator",
+}
+_INSTANCES: dict[str, Evaluator] = {}
+
+
+def register(name: str, target: str) -> None:
+    _REGISTRY[name] = target
+    _INSTANCES.pop(name, None)
+
+
+def get_evaluator(name: str) -> Evaluator:
+    if name in _INSTANCES:
+        return _INSTANCES[name]
+    try:
+        target = _REGISTRY[name]
+    except KeyError:
+        raise PermanentEvaluationError(f"no evaluator named {name!r}") from None
+    module_name, _, class_name = target.partition(":")
+    evaluator = getattr(importlib.import_module(module_name), class_name)()
+    _INSTANCES[name] = evaluator
+    return evaluator

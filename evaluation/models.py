@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class JobKind(models.TextChoices):
+    EVALUATE = "evaluate", "Evaluate a submission"
+    GENERATE = "generate", "Choose a question for a practice request"
+
+
+class JobStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    RETRYING = "retrying", "Retrying"
+    SUCCEEDED = "succeeded", "Succeeded"
+    DEAD = "dead", "Dead"
+    DISCARDED = "discarded", "Discarded"
+
+
+FINAL_JOB_STATUSES = (JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.DISCARDED)
+
+
+class EvaluationJob(models.Model):
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    submission = models.ForeignKey(
+        "attempts.Submission", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
+    practice_request = models.ForeignKey(
+        "attempts.PracticeRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
+    status = models.CharField(max_length=20, choices=JobStatus.choices, default=JobStatus.PENDING)
+    # Counted when a run claims the job, so a run that kills its worker still used up a try.
+    tries = models.PositiveIntegerField(default=0)
+    max_tries = models.PositiveIntegerField()
+    next_retry_at = models.DateTimeField(null=True, blank=True)
+    # A fresh token per claim; only the run holding the current token may record an outcome.
+    lease_token = models.UUIDField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    discard_reason = models.CharField(max_length=200, blank=True)
+    correlation_id = models.CharField(max_length=64, blank=True)
+    # Set on a job made by replaying a dead letter: unique, so replaying twice makes one job.
+    replay_of = models.OneToOneField(
+        "DeadLetter", null=True, blank=True, on_delete=models.SET_NULL, related_name="replay_job"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
+            models.Index(fields=["status", "updated_at"], name="job_status_updated"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(kind="evaluate") & Q(submission__isnull=False))
+                | (Q(kind="generate") & Q(practice_request__isnull=False)),
+                name="job_has_its_subject",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} ({self.status}, try {self.tries}/{self.max_tries})"
+
+
+class JobTry(models.Model):
+    """One row per try of a job: the record of what ran, where, how long and how it ended."""
+
+    class Outcome(models.TextChoices):
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        TRANSIENT_ERROR = "transient_error", "Transient error"
+        PERMANENT_ERROR = "permanent_error", "Permanent error"
+        DISCARDED = "discarded", "Discarded"
+        LOCK_CONTENDED = "lock_contended", "Lock contended"
+        LOST_LEASE = "lost_lease", "Lost its lease"
+        ABANDONED = "abandoned", "Abandoned (worker died)"
+
+    job = models.ForeignKey(EvaluationJob, on_delete=models.CASCADE, related_name="job_tries")
+    number = models.PositiveIntegerField()
+    lease_token = models.UUIDField()
+    worker = models.CharField(max_length=200)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, default=Outcome.RUNNING)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["job_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["lease_token"], name="job_try_lease_unique")]
+
+    def __str__(self) -> str:
+        return f"try {self.number} of job {self.job_id}: {self.outcome}"
+
+
+class Outbox(models.Model):
+    """A message to publish, written in the same transaction as the job it carries."""
+
+    job = models.ForeignKey(EvaluationJob, on_delete=models.CASCADE, related_name="outbox_rows")
+    queue = models.CharField(max_length=40)
+    task_name = models.CharField(max_length=200)
+    # Not published before this time: retries wait here, never as broker countdowns.
+    available_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    publish_attempts = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(
+                fields=["available_at"], name="outbox_unpublished", condition=Q(published_at__isnull=True)
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"outbox {self.pk} for job {self.job_id}"
+
+
+class DeadLetter(models.Model):
+    job = models.OneToOneField(EvaluationJob, on_delete=models.CASCADE, related_name="dead_letter")
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    attempt_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    submission_id = models.BigIntegerField(null=True, blank=True)
+    practice_request_id = models.BigIntegerField(null=True, blank=True)
+    error = models.TextField()
+    traceback = models.TextField(blank=True)
+    tries = models.PositiveIntegerField()
+    first_try_at = models.DateTimeField(null=True, blank=True)
+    last_try_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    replayed_at = models.DateTimeField(null=True, blank=True)
+    replayed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("replay_deadletter", "Can replay dead-lettered jobs")]
+
+    def __str__(self) -> str:
+        return f"dead letter {self.pk} (job {self.job_id})"

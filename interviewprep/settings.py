@@ -1,0 +1,220 @@
+"""Django settings. Every value comes from `interviewprep.config`, read once from the environment."""
+
+from pathlib import Path
+
+from interviewprep.config import load_or_exit
+
+CONFIG = load_or_exit()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SECRET_KEY = CONFIG.secret_key
+DEBUG = CONFIG.debug
+ALLOWED_HOSTS = CONFIG.allowed_hosts
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "attempts",
+    "evaluation",
+]
+
+MIDDLEWARE = [
+    "interviewprep.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "interviewprep.urls"
+WSGI_APPLICATION = "interviewprep.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": CONFIG.database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The cache is a read accelerator only: short timeouts, a small explicit retry policy, and
+# failures swallowed for reads (the database answers instead). It lives on its own Redis
+# database, apart from the broker and the locks, so evicting it can never touch them.
+_REDIS_CLIENT_KWARGS = {
+    "socket_timeout": 0.25,
+    "socket_connect_timeout": 0.25,
+    "retry_on_timeout": False,
+    "health_check_interval": 15,
+}
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": CONFIG.redis_url,
+        "KEY_PREFIX": "ip",
+        "OPTIONS": {
+            "CLIENT_CLASS": "django_redis.client.DefaultClient",
+            "SOCKET_TIMEOUT": 0.25,
+            "SOCKET_CONNECT_TIMEOUT": 0.25,
+            "IGNORE_EXCEPTIONS": True,
+            "CONNECTION_POOL_KWARGS": {"retry": None, "health_check_interval": 15},
+        },
+    }
+}
+DJANGO_REDIS_IGNORE_EXCEPTIONS = True
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "interviewprep.cache"
+REDIS_STATE_URL = CONFIG.state_redis_url
+REDIS_CLIENT_KWARGS = _REDIS_CLIENT_KWARGS
+
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / ".data" / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Serve finders directly so `make run` needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+ANSWER_MAX_BYTES = 64 * 1024
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "interviewprep.api.Pagination",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "interviewprep.api.problem_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate},
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "InterviewPrep API",
+    "DESCRIPTION": "Practice questions, attempts, idempotent submissions and their evaluation.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Celery: the traps of DESIGN.md, each handled here.
+CELERY_BROKER_URL = CONFIG.broker_url
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = CONFIG.job_time_limit
+CELERY_TASK_SOFT_TIME_LIMIT = max(1, CONFIG.job_time_limit - 5)
+CELERY_TASK_DEFAULT_QUEUE = "evaluate"
+CELERY_TASK_CREATE_MISSING_QUEUES = True
+CELERY_TASK_ROUTES = {
+    "evaluation.tasks.run_evaluate_job": {"queue": "evaluate"},
+    "evaluation.tasks.run_generate_job": {"queue": "generate"},
+    "evaluation.tasks.*": {"queue": "evaluate"},
+}
+# Messages unacknowledged past the visibility timeout are delivered again: keep it far above the
+# hard time limit (no countdowns or ETAs are ever published: retries wait in the outbox).
+_VISIBILITY_TIMEOUT = max(3600, CONFIG.job_time_limit * 10)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": _VISIBILITY_TIMEOUT,
+    "socket_timeout": 2.0,
+    "socket_connect_timeout": 2.0,
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
+CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_SEND_TASK_EVENTS = False
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-jobs": {
+        "task": "evaluation.tasks.sweep_stale_jobs",
+        "schedule": float(CONFIG.sweep_interval),
+        "options": {"queue": "ops", "expires": CONFIG.sweep_interval},
+    },
+    "purge-idempotency-keys": {
+        "task": "attempts.tasks.purge_idempotency_keys",
+        "schedule": 3600.0,
+        "options": {"queue": "ops", "expires": 3600},
+    },
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "interviewprep.logging.JsonFormatter"}},
+    "filters": {"request_id": {"()": "interviewprep.logging.RequestIdFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "filters": ["request_id"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": CONFIG.log_level},
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+        "celery": {"level": "WARNING"},
+    },
+}

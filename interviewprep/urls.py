@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from interviewprep import health
+
+handler404 = "interviewprep.api.not_found_problem"
+handler500 = "interviewprep.api.server_error_problem"
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/", include("attempts.urls")),
+    path("api/v1/", include("evaluation.urls")),
+    path("", include("attempts.web_urls")),
+]

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+import redis
+from django.conf import settings
+
+
+@pytest.fixture
+def state_redis():
+    client = redis.Redis.from_url(settings.REDIS_STATE_URL)
+    yield client
+    client.close()
+
+
+@pytest.fixture(autouse=True)
+def _clean_redis(request):
+    """Each test starts with empty cache and state databases (the test ones, never the app's)."""
+    if request.node.get_closest_marker("nodb"):
+        yield
+        return
+    for url in (settings.CACHES["default"]["LOCATION"], settings.REDIS_STATE_URL, settings.CELERY_BROKER_URL):
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        try:
+            client.flushdb()
+        except redis.RedisError:
+            pass
+        finally:
+            client.close()
+    yield
