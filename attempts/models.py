@@ -86,9 +86,7 @@ class SubmissionStatus(models.TextChoices):
 class Submission(models.Model):
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="submissions")
     answer = models.TextField()
-    status = models.CharField(
-        max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.QUEUED
-    )
+    status = models.CharField(max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.QUEUED)
     idempotency_key = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

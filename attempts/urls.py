@@ -1,1 +1,20 @@
-urlpatterns: list = []
+from django.urls import path
+
+from attempts import apis
+
+urlpatterns = [
+    path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
+    path("auth/token/", apis.TokenApi.as_view(), name="api-token"),
+    path("questions/", apis.QuestionListApi.as_view(), name="api-questions"),
+    path("questions/<int:question_id>/", apis.QuestionDetailApi.as_view(), name="api-question"),
+    path("practice-requests/", apis.PracticeRequestCreateApi.as_view(), name="api-practice-requests"),
+    path(
+        "practice-requests/<int:practice_request_id>/",
+        apis.PracticeRequestDetailApi.as_view(),
+        name="api-practice-request",
+    ),
+    path("attempts/", apis.AttemptListCreateApi.as_view(), name="api-attempts"),
+    path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_view(), name="api-attempt"),
+    path("attempts/<int:attempt_id>/submissions/", apis.SubmissionListCreateApi.as_view(), name="api-submissions"),
+    path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
+]

@@ -116,9 +116,7 @@ class Outbox(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [
-            models.Index(
-                fields=["available_at"], name="outbox_unpublished", condition=Q(published_at__isnull=True)
-            )
+            models.Index(fields=["available_at"], name="outbox_unpublished", condition=Q(published_at__isnull=True))
         ]
 
     def __str__(self) -> str:

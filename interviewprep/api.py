@@ -118,8 +118,12 @@ def server_error_problem(request):
 
     if request.path.startswith("/api/"):
         return JsonResponse(
-            {"type": "about:blank", "title": "Internal server error", "status": 500,
-             "detail": "Something went wrong on our side; it has been logged."},
+            {
+                "type": "about:blank",
+                "title": "Internal server error",
+                "status": 500,
+                "detail": "Something went wrong on our side; it has been logged.",
+            },
             status=500,
             content_type=PROBLEM_CONTENT_TYPE,
         )

@@ -35,6 +35,8 @@ class Config:
     job_time_limit: int
     job_max_tries: int
     heartbeat_interval: float
+    retry_base_delay: float
+    retry_max_delay: float
     sweep_interval: int
     stale_job_after: int
     idempotency_ttl_hours: int
@@ -146,9 +148,7 @@ def parse_faults(raw: str | None) -> dict[str, float]:
             continue
         key, sep, value = item.partition("=")
         if not sep or key not in _FAULTS:
-            raise ConfigError(
-                f"EVALUATOR_FAULTS: {item!r} is not one of {', '.join(sorted(_FAULTS))} as name=number"
-            )
+            raise ConfigError(f"EVALUATOR_FAULTS: {item!r} is not one of {', '.join(sorted(_FAULTS))} as name=number")
         try:
             faults[key] = float(value)
         except ValueError:
@@ -211,6 +211,8 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         job_time_limit=job_time_limit,
         job_max_tries=_int(env, "JOB_MAX_TRIES", 5, minimum=1),
         heartbeat_interval=_float(env, "HEARTBEAT_INTERVAL", 2.0, minimum=0.05),
+        retry_base_delay=_float(env, "RETRY_BASE_DELAY", 2.0, minimum=0.01),
+        retry_max_delay=_float(env, "RETRY_MAX_DELAY", 300.0, minimum=0.01),
         sweep_interval=sweep_interval,
         # A running job's heartbeat older than this is dead: its worker cannot still be inside
         # the hard time limit, and two sweeps have had their chance.

@@ -1,4 +1,4 @@
-"""The Redis client for locks, the breaker and counters (never the cache's database).
+"""Redis clients: the state database (locks, breaker, counters) and the cache database.
 
 redis-py retries a failing call 10 times by default; here the policy is explicit and short:
 one retry after 50 ms, 1 s socket timeouts. Callers decide what a failure means.
@@ -18,21 +18,30 @@ _lock = threading.Lock()
 _clients: dict[tuple[int, str], redis.Redis] = {}
 
 
-def state_redis() -> redis.Redis:
-    """A client per process (re-made after fork) on the state database."""
-    key = (os.getpid(), settings.REDIS_STATE_URL)
+def _client(url: str, timeout: float, retries: int = 1) -> redis.Redis:
+    key = (os.getpid(), url)
     client = _clients.get(key)
     if client is None:
         with _lock:
             client = _clients.get(key)
             if client is None:
                 client = redis.Redis.from_url(
-                    settings.REDIS_STATE_URL,
-                    socket_timeout=1.0,
-                    socket_connect_timeout=1.0,
-                    retry=Retry(ConstantBackoff(0.05), 1),
+                    url,
+                    socket_timeout=timeout,
+                    socket_connect_timeout=timeout,
+                    retry=Retry(ConstantBackoff(0.05), retries),
                     retry_on_error=[redis.ConnectionError, redis.TimeoutError],
                     health_check_interval=15,
                 )
                 _clients[key] = client
     return client
+
+
+def state_redis() -> redis.Redis:
+    """A client per process (re-made after fork) on the state database."""
+    return _client(settings.REDIS_STATE_URL, 1.0)
+
+
+def cache_redis() -> redis.Redis:
+    """The cache database: a slow Redis must make reads slower, not stuck: 250 ms, no retry."""
+    return _client(settings.CACHES["default"]["LOCATION"], 0.25, retries=0)

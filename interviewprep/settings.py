@@ -106,7 +106,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / ".data" / "staticfiles"
+STATIC_ROOT = None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve finders directly so `make run` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True

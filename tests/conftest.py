@@ -27,3 +27,18 @@ def _clean_redis(request):
         finally:
             client.close()
     yield
+
+
+@pytest.fixture
+def api_client_for():
+    """A DRF client authenticated with the user's token, as a REST client would be."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    def make(user):
+        token, _ = Token.objects.get_or_create(user=user)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make

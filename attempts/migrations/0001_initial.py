@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,142 +14,277 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=120, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('coding', 'Coding'), ('system_design', 'System design'), ('behavioral', 'Behavioural')], db_index=True, max_length=20)),
-                ('difficulty', models.CharField(choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], db_index=True, max_length=10)),
-                ('topics', models.JSONField(blank=True, default=list)),
-                ('prompt', models.TextField()),
-                ('starter_code', models.TextField(blank=True)),
-                ('examples', models.JSONField(blank=True, default=list)),
-                ('evaluation_spec', models.JSONField(blank=True, default=dict)),
-                ('reference_answer', models.TextField(blank=True)),
-                ('evaluator', models.CharField(max_length=20)),
-                ('is_active', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(max_length=120, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("coding", "Coding"),
+                            ("system_design", "System design"),
+                            ("behavioral", "Behavioural"),
+                        ],
+                        db_index=True,
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "difficulty",
+                    models.CharField(
+                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")], db_index=True, max_length=10
+                    ),
+                ),
+                ("topics", models.JSONField(blank=True, default=list)),
+                ("prompt", models.TextField()),
+                ("starter_code", models.TextField(blank=True)),
+                ("examples", models.JSONField(blank=True, default=list)),
+                ("evaluation_spec", models.JSONField(blank=True, default=dict)),
+                ("reference_answer", models.TextField(blank=True)),
+                ("evaluator", models.CharField(max_length=20)),
+                ("is_active", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Attempt',
+            name="Attempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('queued', 'Queued'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed')], default='draft', max_length=20)),
-                ('version', models.PositiveBigIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to=settings.AUTH_USER_MODEL)),
-                ('question', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='attempts', to='attempts.question')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                        ],
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                ("version", models.PositiveBigIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "question",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="attempts", to="attempts.question"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='PracticeRequest',
+            name="PracticeRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(blank=True, choices=[('coding', 'Coding'), ('system_design', 'System design'), ('behavioral', 'Behavioural')], max_length=20)),
-                ('difficulty', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=10)),
-                ('topic', models.CharField(blank=True, max_length=60)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed')], default='queued', max_length=20)),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('attempt', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='practice_request', to='attempts.attempt')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('question', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='attempts.question')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("coding", "Coding"),
+                            ("system_design", "System design"),
+                            ("behavioral", "Behavioural"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "difficulty",
+                    models.CharField(
+                        blank=True, choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")], max_length=10
+                    ),
+                ),
+                ("topic", models.CharField(blank=True, max_length=60)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "attempt",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="practice_request",
+                        to="attempts.attempt",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "question",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="attempts.question",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='StateChange',
+            name="StateChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('entity', models.CharField(max_length=30)),
-                ('object_id', models.BigIntegerField()),
-                ('from_status', models.CharField(max_length=20)),
-                ('to_status', models.CharField(max_length=20)),
-                ('actor', models.CharField(max_length=100)),
-                ('reason', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("entity", models.CharField(max_length=30)),
+                ("object_id", models.BigIntegerField()),
+                ("from_status", models.CharField(max_length=20)),
+                ("to_status", models.CharField(max_length=20)),
+                ("actor", models.CharField(max_length=100)),
+                ("reason", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['id'],
-                'indexes': [models.Index(fields=['entity', 'object_id'], name='attempts_st_entity_51c314_idx')],
+                "ordering": ["id"],
+                "indexes": [models.Index(fields=["entity", "object_id"], name="attempts_st_entity_51c314_idx")],
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answer', models.TextField()),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed'), ('superseded', 'Superseded')], default='queued', max_length=20)),
-                ('idempotency_key', models.CharField(blank=True, max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('attempt', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to='attempts.attempt')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("answer", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                            ("superseded", "Superseded"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("idempotency_key", models.CharField(blank=True, max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "attempt",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="submissions", to="attempts.attempt"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Result',
+            name="Result",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score', models.FloatField()),
-                ('max_score', models.FloatField()),
-                ('feedback', models.TextField(blank=True)),
-                ('details', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('submission', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='result', to='attempts.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("score", models.FloatField()),
+                ("max_score", models.FloatField()),
+                ("feedback", models.TextField(blank=True)),
+                ("details", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "submission",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="result", to="attempts.submission"
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='latest_submission',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='attempts.submission'),
+            model_name="attempt",
+            name="latest_submission",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="attempts.submission",
+            ),
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='scored_submission',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='attempts.submission'),
+            model_name="attempt",
+            name="scored_submission",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="attempts.submission",
+            ),
         ),
         migrations.CreateModel(
-            name='IdempotencyRecord',
+            name="IdempotencyRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=255)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('response_body', models.BinaryField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('expires_at', models.DateTimeField(db_index=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=255)),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("response_body", models.BinaryField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("expires_at", models.DateTimeField(db_index=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'key'), name='idempotency_user_key_unique')],
+                "constraints": [models.UniqueConstraint(fields=("user", "key"), name="idempotency_user_key_unique")],
             },
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['attempt', 'status'], name='attempts_su_attempt_dbe3e2_idx'),
+            model_name="submission",
+            index=models.Index(fields=["attempt", "status"], name="attempts_su_attempt_dbe3e2_idx"),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(('score__gte', 0), ('score__lte', models.F('max_score'))), name='result_score_in_range'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("score__gte", 0), ("score__lte", models.F("max_score"))),
+                name="result_score_in_range",
+            ),
         ),
         migrations.AddIndex(
-            model_name='attempt',
-            index=models.Index(fields=['user', '-created_at'], name='attempts_at_user_id_7af9d0_idx'),
+            model_name="attempt",
+            index=models.Index(fields=["user", "-created_at"], name="attempts_at_user_id_7af9d0_idx"),
         ),
     ]

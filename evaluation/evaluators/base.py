@@ -44,9 +44,7 @@ class EvaluationOutcome:
 
     def __post_init__(self) -> None:
         if self.max_score <= 0 or not 0 <= self.score <= self.max_score:
-            raise PermanentEvaluationError(
-                f"evaluator returned score {self.score} outside 0..{self.max_score}"
-            )
+            raise PermanentEvaluationError(f"evaluator returned score {self.score} outside 0..{self.max_score}")
 
 
 class Evaluator(Protocol):
@@ -60,6 +58,7 @@ _REGISTRY: dict[str, str] = {
     "code": "evaluation.evaluators.code:CodeRunnerEvaluator",
     "rubric": "evaluation.evaluators.rubric:RubricEvaluator",
     "remote": "evaluation.evaluators.remote:RemoteModelEvaluator",
+    "instant": "evaluation.evaluators.instant:InstantEvaluator",
 }
 _INSTANCES: dict[str, Evaluator] = {}
 

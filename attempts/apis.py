@@ -1,0 +1,279 @@
+"""REST API of attempts: each class validates input, calls one service or selector, shapes output."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from attempts.errors import AnswerTooLarge, InvalidInput
+from attempts.selectors.attempts import (
+    attempt_get_for_user,
+    attempt_list_for_user,
+    attempt_payloads,
+    practice_request_get_for_user,
+    submission_get_for_user,
+    submission_list_for_attempt,
+    submission_payloads,
+)
+from attempts.services.accounts import token_obtain, user_register
+from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.idempotency import StoredResponse, idempotency_key_validate, request_fingerprint
+from attempts.services.practice import practice_request_create, practice_request_payload
+from interviewprep.api import Pagination
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="1-255 printable characters; the same key with the same body replays the first answer.",
+)
+# An answer is at most 64 KiB; a body far beyond that is refused before it is read.
+MAX_BODY_BYTES = 4 * settings.ANSWER_MAX_BYTES
+
+
+def _stored_response(stored: StoredResponse) -> HttpResponse:
+    response = HttpResponse(stored.body, status=stored.status_code, content_type="application/json")
+    if stored.replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _json_object(request) -> dict:
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise AnswerTooLarge(
+            f"The request body is {length} bytes; answers are limited to {settings.ANSWER_MAX_BYTES} bytes (64 KiB).",
+            limit=settings.ANSWER_MAX_BYTES,
+        )
+    data = request.data
+    if not isinstance(data, dict):
+        raise InvalidInput("The body must be a JSON object.")
+    return data
+
+
+def _fingerprint(request, data: dict) -> str:
+    return request_fingerprint(method=request.method, path=request.path, data=data)
+
+
+class StrictCharField(serializers.CharField):
+    """A string and nothing else: a number or a list is a client's mistake, not an answer."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class SubmitThrottle(ScopedRateThrottle):
+    scope_attr = "throttle_scope"
+
+    def get_cache_key(self, request, view):
+        # Per user; requests without a user were refused by authentication already.
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class RegisterApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    class InputSerializer(serializers.Serializer):
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=128, trim_whitespace=False)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: inline_serializer("Registered", {"id": serializers.IntegerField(), "username": serializers.CharField(), "token": serializers.CharField()})},
+    )
+    def post(self, request):
+        serializer = self.InputSerializer(data=_json_object(request))
+        serializer.is_valid(raise_exception=True)
+        user, token = user_register(**serializer.validated_data)
+        return Response({"id": user.pk, "username": user.username, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    class InputSerializer(serializers.Serializer):
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=128, trim_whitespace=False)
+
+    @extend_schema(request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})})
+    def post(self, request):
+        serializer = self.InputSerializer(data=_json_object(request))
+        serializer.is_valid(raise_exception=True)
+        return Response({"token": token_obtain(**serializer.validated_data)})
+
+
+class QuestionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.CharField()
+    difficulty = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+
+
+class QuestionListApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        kind = serializers.ChoiceField(choices=["coding", "system_design", "behavioral"], required=False)
+        difficulty = serializers.ChoiceField(choices=["easy", "medium", "hard"], required=False)
+        topic = serializers.CharField(max_length=60, required=False)
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
+    def get(self, request):
+        from attempts.selectors.questions import question_list
+
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(question_list(**filters.validated_data), request, view=self)
+        return paginator.get_paginated_response(QuestionOutputSerializer(page, many=True).data)
+
+
+class QuestionDetailApi(APIView):
+    class OutputSerializer(QuestionOutputSerializer):
+        prompt = serializers.CharField()
+        starter_code = serializers.CharField()
+        examples = serializers.JSONField()
+
+    @extend_schema(responses={200: OutputSerializer})
+    def get(self, request, question_id: int):
+        from attempts.selectors.questions import question_get
+
+        return Response(self.OutputSerializer(question_get(question_id=question_id)).data)
+
+
+ATTEMPT_SCHEMA = inline_serializer(
+    "Attempt",
+    {
+        "id": serializers.IntegerField(),
+        "question_id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "version": serializers.IntegerField(),
+        "latest_submission_id": serializers.IntegerField(allow_null=True),
+        "result": serializers.JSONField(allow_null=True),
+    },
+)
+
+
+class AttemptListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        question_id = serializers.IntegerField(min_value=1)
+
+    @extend_schema(responses={200: ATTEMPT_SCHEMA})
+    def get(self, request):
+        paginator = Pagination()
+        page = paginator.paginate_queryset(attempt_list_for_user(user=request.user), request, view=self)
+        return paginator.get_paginated_response(attempt_payloads(page))
+
+    @extend_schema(request=InputSerializer, responses={201: ATTEMPT_SCHEMA})
+    def post(self, request):
+        serializer = self.InputSerializer(data=_json_object(request))
+        serializer.is_valid(raise_exception=True)
+        attempt = attempt_create(user=request.user, **serializer.validated_data)
+        payload = attempt_get_for_user(user=request.user, attempt_id=attempt.pk)
+        return Response(payload, status=status.HTTP_201_CREATED)
+
+
+class AttemptDetailApi(APIView):
+    class QuerySerializer(serializers.Serializer):
+        min_version = serializers.IntegerField(min_value=0, required=False)
+
+    @extend_schema(parameters=[QuerySerializer], responses={200: ATTEMPT_SCHEMA})
+    def get(self, request, attempt_id: int):
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(
+            attempt_get_for_user(
+                user=request.user, attempt_id=attempt_id, min_version=query.validated_data.get("min_version")
+            )
+        )
+
+
+class SubmissionListCreateApi(APIView):
+    throttle_scope = "submit"
+
+    class InputSerializer(serializers.Serializer):
+        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+
+    def get_throttles(self):
+        return [SubmitThrottle()] if self.request.method == "POST" else []
+
+    @extend_schema(responses={200: inline_serializer("Submission", {"id": serializers.IntegerField()})})
+    def get(self, request, attempt_id: int):
+        paginator = Pagination()
+        page = paginator.paginate_queryset(
+            submission_list_for_attempt(user=request.user, attempt_id=attempt_id), request, view=self
+        )
+        return paginator.get_paginated_response(submission_payloads(page))
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={
+            202: inline_serializer(
+                "SubmissionAccepted",
+                {
+                    "attempt_id": serializers.IntegerField(),
+                    "submission_id": serializers.IntegerField(),
+                    "status": serializers.CharField(),
+                    "version": serializers.IntegerField(),
+                },
+            )
+        },
+    )
+    def post(self, request, attempt_id: int):
+        key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
+        data = _json_object(request)
+        serializer = self.InputSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        stored = submission_create(
+            user=request.user,
+            attempt_id=attempt_id,
+            answer=serializer.validated_data["answer"],
+            idempotency_key=key,
+            fingerprint=_fingerprint(request, data),
+        )
+        return _stored_response(stored)
+
+
+class SubmissionDetailApi(APIView):
+    @extend_schema(responses={200: inline_serializer("SubmissionDetail", {"id": serializers.IntegerField()})})
+    def get(self, request, submission_id: int):
+        return Response(submission_get_for_user(user=request.user, submission_id=submission_id))
+
+
+class PracticeRequestCreateApi(APIView):
+    throttle_scope = "submit"
+    throttle_classes = [SubmitThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        kind = serializers.ChoiceField(choices=["coding", "system_design", "behavioral"], required=False)
+        difficulty = serializers.ChoiceField(choices=["easy", "medium", "hard"], required=False)
+        topic = StrictCharField(max_length=60, required=False)
+
+    @extend_schema(request=InputSerializer, parameters=[IDEMPOTENCY_HEADER])
+    def post(self, request):
+        key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
+        data = _json_object(request)
+        serializer = self.InputSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        stored = practice_request_create(
+            user=request.user, **serializer.validated_data, idempotency_key=key, fingerprint=_fingerprint(request, data)
+        )
+        return _stored_response(stored)
+
+
+class PracticeRequestDetailApi(APIView):
+    def get(self, request, practice_request_id: int):
+        practice = practice_request_get_for_user(user=request.user, practice_request_id=practice_request_id)
+        return Response(practice_request_payload(practice))

@@ -1,0 +1,106 @@
+"""Reads of attempts and submissions, shaped as the API and the pages show them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from attempts.errors import NotFound
+from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
+
+
+def result_payload(result: Result | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {
+        "submission_id": result.submission_id,
+        "score": result.score,
+        "max_score": result.max_score,
+        "feedback": result.feedback,
+        "details": result.details,
+    }
+
+
+def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
+    # The result shown always belongs to the latest submission: an older one's never shows.
+    shown = result if result is not None and result.submission_id == attempt.latest_submission_id else None
+    return {
+        "id": attempt.pk,
+        "question_id": attempt.question_id,
+        "status": attempt.status,
+        "version": attempt.version,
+        "latest_submission_id": attempt.latest_submission_id,
+        "result": result_payload(shown) if attempt.status == AttemptStatus.COMPLETED else None,
+        "created_at": attempt.created_at.isoformat(),
+        "updated_at": attempt.updated_at.isoformat(),
+    }
+
+
+def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
+    attempt = Attempt.objects.filter(pk=attempt_id).first()
+    if attempt is None:
+        return None
+    result = None
+    if attempt.latest_submission_id is not None:
+        result = Result.objects.filter(submission_id=attempt.latest_submission_id).first()
+    payload = attempt_payload(attempt, result)
+    payload["user_id"] = attempt.user_id
+    return payload
+
+
+def attempt_get_for_user(*, user, attempt_id: int, min_version: int | None = None) -> dict[str, Any]:
+    """One attempt of this user, as the API shows it. Another user's attempt is 'not found',
+    indistinguishable from a missing one."""
+    from attempts.selectors.cache import attempt_cached
+
+    payload = attempt_cached(attempt_id=attempt_id, min_version=min_version)
+    if payload is None or payload.get("user_id") != user.pk:
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    return {k: v for k, v in payload.items() if k != "user_id"}
+
+
+def attempt_list_for_user(*, user) -> QuerySet[Attempt]:
+    return Attempt.objects.filter(user=user).order_by("-created_at", "-id")
+
+
+def attempt_payloads(attempts: list[Attempt]) -> list[dict[str, Any]]:
+    latest_ids = [a.latest_submission_id for a in attempts if a.latest_submission_id]
+    results = {r.submission_id: r for r in Result.objects.filter(submission_id__in=latest_ids)}
+    return [attempt_payload(a, results.get(a.latest_submission_id)) for a in attempts]
+
+
+def submission_payload(submission: Submission, result: Result | None) -> dict[str, Any]:
+    return {
+        "id": submission.pk,
+        "attempt_id": submission.attempt_id,
+        "status": submission.status,
+        "created_at": submission.created_at.isoformat(),
+        "result": result_payload(result),
+    }
+
+
+def submission_list_for_attempt(*, user, attempt_id: int) -> QuerySet[Submission]:
+    if not Attempt.objects.filter(pk=attempt_id, user=user).exists():
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    return Submission.objects.filter(attempt_id=attempt_id).select_related("result").order_by("-created_at", "-id")
+
+
+def submission_payloads(submissions: list[Submission]) -> list[dict[str, Any]]:
+    return [submission_payload(s, getattr(s, "result", None)) for s in submissions]
+
+
+def submission_get_for_user(*, user, submission_id: int) -> dict[str, Any]:
+    submission = (
+        Submission.objects.select_related("result").filter(pk=submission_id, attempt__user=user).first()
+    )
+    if submission is None:
+        raise NotFound(f"There is no submission {submission_id}.")
+    return submission_payload(submission, getattr(submission, "result", None))
+
+
+def practice_request_get_for_user(*, user, practice_request_id: int) -> PracticeRequest:
+    request = PracticeRequest.objects.filter(pk=practice_request_id, user=user).first()
+    if request is None:
+        raise NotFound(f"There is no practice request {practice_request_id}.")
+    return request

@@ -1,0 +1,191 @@
+"""Writes of attempts and submissions: create, submit, and what the pipeline records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from attempts.errors import AnswerTooLarge, InvalidInput, NotFound
+from attempts.models import (
+    Attempt,
+    AttemptStatus,
+    Question,
+    StateChange,
+    Submission,
+    SubmissionStatus,
+)
+from attempts.services.idempotency import StoredResponse, idempotent
+from attempts.services.transitions import transition
+
+UNFINISHED = (SubmissionStatus.QUEUED, SubmissionStatus.PROCESSING)
+
+
+def attempt_create(*, user, question_id: int) -> Attempt:
+    question = Question.objects.filter(pk=question_id, is_active=True).first()
+    if question is None:
+        raise NotFound(f"There is no question {question_id}.")
+    return Attempt.objects.create(user=user, question=question)
+
+
+def answer_validate(answer: Any) -> str:
+    if not isinstance(answer, str):
+        raise InvalidInput("answer must be a string.", field="answer")
+    if not answer.strip():
+        raise InvalidInput("answer must not be empty.", field="answer")
+    if len(answer.encode()) > settings.ANSWER_MAX_BYTES:
+        raise AnswerTooLarge(
+            f"The answer is {len(answer.encode())} bytes; the limit is {settings.ANSWER_MAX_BYTES} bytes (64 KiB).",
+            limit=settings.ANSWER_MAX_BYTES,
+        )
+    return answer
+
+
+def submission_create(*, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str) -> StoredResponse:
+    """The one write path of a submit (DESIGN.md step 1), all in one transaction.
+
+    Identical repeats replay the stored answer; the attempt row lock serialises different
+    submits on one attempt so exactly one is latest and every older unfinished one superseded.
+    """
+    from evaluation.services.admission import admission_check
+    from evaluation.services.jobs import evaluation_job_enqueue
+
+    answer_validate(answer)
+
+    def work() -> tuple[int, dict[str, Any]]:
+        attempt = (
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("question")
+            .filter(pk=attempt_id, user=user)
+            .first()
+        )
+        if attempt is None:
+            raise NotFound(f"There is no attempt {attempt_id}.")
+        admission_check(evaluator=attempt.question.evaluator)
+        submission = Submission.objects.create(attempt=attempt, answer=answer, idempotency_key=idempotency_key)
+        changes: list[StateChange] = []
+        older = list(
+            Submission.objects.filter(attempt=attempt, status__in=UNFINISHED)
+            .exclude(pk=submission.pk)
+            .values_list("pk", "status")
+        )
+        if older:
+            Submission.objects.filter(pk__in=[pk for pk, _ in older]).update(status=SubmissionStatus.SUPERSEDED)
+            changes.extend(
+                StateChange(
+                    entity="submission",
+                    object_id=pk,
+                    from_status=status,
+                    to_status=SubmissionStatus.SUPERSEDED,
+                    actor=f"user:{user.pk}",
+                    reason=f"superseded by submission {submission.pk}",
+                )
+                for pk, status in older
+            )
+        transition(
+            attempt,
+            AttemptStatus.QUEUED,
+            actor=f"user:{user.pk}",
+            reason=f"submission {submission.pk}",
+            changes={"latest_submission": submission},
+            record=changes,
+        )
+        StateChange.objects.bulk_create(changes)
+        evaluation_job_enqueue(submission_id=submission.pk, correlation_id=idempotency_key)
+        return 202, {
+            "attempt_id": attempt.pk,
+            "submission_id": submission.pk,
+            "status": submission.status,
+            "version": attempt.version,
+        }
+
+    return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
+
+
+def result_record(
+    *,
+    attempt_id: int,
+    submission_id: int,
+    score: float,
+    max_score: float,
+    feedback: str,
+    details: dict,
+    actor: str,
+) -> Attempt | None:
+    """Record a submission's result inside the caller's fenced transaction.
+
+    The caller holds the attempt row lock and has checked its lease; this checks that the
+    submission is still the latest and writes the one result (the database refuses a second).
+    Returns the updated attempt, or None when the submission is no longer the latest.
+    """
+    from attempts.models import Result
+
+    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+    if attempt.latest_submission_id != submission_id:
+        return None
+    submission = Submission.objects.select_for_update().get(pk=submission_id)
+    Result.objects.create(submission=submission, score=score, max_score=max_score, feedback=feedback, details=details)
+    record: list[StateChange] = []
+    transition(submission, SubmissionStatus.COMPLETED, actor=actor, record=record)
+    transition(
+        attempt,
+        AttemptStatus.COMPLETED,
+        actor=actor,
+        reason=f"result of submission {submission_id}",
+        changes={"scored_submission": submission},
+        record=record,
+    )
+    StateChange.objects.bulk_create(record)
+    return attempt
+
+
+def submission_mark_processing(*, attempt_id: int, submission_id: int, actor: str) -> bool:
+    """Inside the caller's transaction: the submission (and its attempt) start processing.
+    False when the submission is no longer the attempt's latest."""
+    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+    if attempt.latest_submission_id != submission_id:
+        return False
+    submission = Submission.objects.select_for_update().get(pk=submission_id)
+    record: list[StateChange] = []
+    transition(submission, SubmissionStatus.PROCESSING, actor=actor, record=record)
+    transition(attempt, AttemptStatus.PROCESSING, actor=actor, record=record)
+    if record:
+        StateChange.objects.bulk_create(record)
+    return True
+
+
+def submission_mark_failed(*, submission_id: int, actor: str, reason: str) -> None:
+    """Inside the caller's transaction: a dead-lettered submission fails; its attempt too when
+    it is the latest. A superseded or completed submission stays as it is."""
+    attempt, submission = _lock_attempt_then_submission(submission_id)
+    record: list[StateChange] = []
+    if submission.status in UNFINISHED:
+        transition(submission, SubmissionStatus.FAILED, actor=actor, reason=reason, record=record)
+    if attempt.latest_submission_id == submission.pk and attempt.status in (
+        AttemptStatus.QUEUED,
+        AttemptStatus.PROCESSING,
+    ):
+        transition(attempt, AttemptStatus.FAILED, actor=actor, reason=reason, record=record)
+    if record:
+        StateChange.objects.bulk_create(record)
+
+
+def submission_requeue(*, submission_id: int, actor: str, reason: str) -> bool:
+    """Inside the caller's transaction: a failed submission goes back to queued for a replay.
+    False when it is no longer its attempt's latest (the replayed job will be discarded)."""
+    attempt, submission = _lock_attempt_then_submission(submission_id)
+    if attempt.latest_submission_id != submission.pk:
+        return False
+    record: list[StateChange] = []
+    transition(submission, SubmissionStatus.QUEUED, actor=actor, reason=reason, record=record)
+    transition(attempt, AttemptStatus.QUEUED, actor=actor, reason=reason, record=record)
+    if record:
+        StateChange.objects.bulk_create(record)
+    return True
+
+
+def _lock_attempt_then_submission(submission_id: int) -> tuple[Attempt, Submission]:
+    # Every path locks the attempt before its submissions, so two of them never deadlock.
+    attempt_id = Submission.objects.values_list("attempt_id", flat=True).get(pk=submission_id)
+    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+    return attempt, Submission.objects.select_for_update().get(pk=submission_id)

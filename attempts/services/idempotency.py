@@ -1,0 +1,118 @@
+"""Idempotency keys (after the IETF httpapi draft and Stripe), enforced by the database.
+
+The record is inserted in the same transaction as the work it guards, with
+`INSERT .. ON CONFLICT DO NOTHING`: a second request with the same key blocks on that insert
+until the first commits (then replays its stored answer) or rolls back (then does the work
+itself). So identical requests arriving at the same moment make one submission, and a refused
+request (404, 413, 503...) leaves no record behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from attempts.errors import IdempotencyKeyReused, InvalidInput
+from attempts.models import IdempotencyRecord
+
+_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    status_code: int
+    body: bytes
+    replayed: bool
+
+
+def idempotency_key_validate(key: str | None) -> str:
+    if key is None or key == "":
+        raise InvalidInput(
+            "This request needs an Idempotency-Key header (1 to 255 printable characters), "
+            "so that retrying it can never submit twice.",
+            code_detail="idempotency-key-missing",
+        )
+    if not _KEY.match(key):
+        raise InvalidInput(
+            "The Idempotency-Key header must be 1 to 255 printable ASCII characters without spaces.",
+            code_detail="idempotency-key-malformed",
+        )
+    return key
+
+
+def request_fingerprint(*, method: str, path: str, data: Any) -> str:
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
+
+
+def render_body(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _claim_key(*, user_id: int, key: str, fingerprint: str, now) -> bool:
+    """Insert the record; False when one exists (after waiting for its transaction to end)."""
+    expires_at = now + timedelta(hours=settings.CONFIG.idempotency_ttl_hours)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {IdempotencyRecord._meta.db_table}
+                (user_id, key, fingerprint, created_at, expires_at)
+            VALUES (%s, %s, %s, %s, %s)
+            ON CONFLICT (user_id, key) DO NOTHING
+            RETURNING id
+            """,  # noqa: S608 - the table name is ours, every value is a parameter
+            [user_id, key, fingerprint, now, expires_at],
+        )
+        return cursor.fetchone() is not None
+
+
+def idempotent(
+    *,
+    user_id: int,
+    key: str,
+    fingerprint: str,
+    work: Callable[[], tuple[int, dict[str, Any]]],
+) -> StoredResponse:
+    """Run `work` once per (user, key) and answer every repeat with its first answer.
+
+    `work` runs inside this transaction and returns (status code, payload); raising a
+    DomainError from it rolls everything back, the key included.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        if not _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now):
+            record = IdempotencyRecord.objects.select_for_update().get(user_id=user_id, key=key)
+            if record.expires_at > now:
+                if record.fingerprint != fingerprint:
+                    raise IdempotencyKeyReused(
+                        "This Idempotency-Key was already used for a different request. "
+                        "Use a new key for a new request."
+                    )
+                return StoredResponse(record.status_code, bytes(record.response_body), replayed=True)
+            # Expired but not yet purged: the key is free again.
+            record.delete()
+            _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now)
+        status_code, payload = work()
+        body = render_body(payload)
+        IdempotencyRecord.objects.filter(user_id=user_id, key=key).update(status_code=status_code, response_body=body)
+    return StoredResponse(status_code, body, replayed=False)
+
+
+def idempotency_records_purge(*, now=None, batch_size: int = 5000) -> int:
+    """Delete expired keys in batches (a periodic task calls this)."""
+    now = now or timezone.now()
+    total = 0
+    while True:
+        ids = list(IdempotencyRecord.objects.filter(expires_at__lte=now).values_list("id", flat=True)[:batch_size])
+        if not ids:
+            return total
+        total += IdempotencyRecord.objects.filter(id__in=ids).delete()[0]

@@ -1,0 +1,140 @@
+"""The state machines of API.md: one table of legal moves per entity and one function that moves.
+
+`transition()` expects the row to be locked by the caller (it runs inside the caller's
+`transaction.atomic()` after a `select_for_update`); `transition_locked()` locks it itself.
+An illegal move is counted, logged with the ids and refused with `IllegalTransition`, which
+rolls the caller's transaction back: the row stays as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import models, transaction
+
+from attempts.errors import IllegalTransition
+from attempts.models import (
+    Attempt,
+    AttemptStatus,
+    PracticeRequest,
+    PracticeRequestStatus,
+    StateChange,
+    Submission,
+    SubmissionStatus,
+)
+from attempts.selectors.cache import attempt_cache_raise_floor
+from interviewprep import metrics
+
+logger = logging.getLogger(__name__)
+
+A, S, P = AttemptStatus, SubmissionStatus, PracticeRequestStatus
+
+# A new submission moves an attempt from any state back to queued (latest submission wins).
+ATTEMPT_MOVES: dict[str, set[str]] = {
+    A.DRAFT: {A.QUEUED},
+    A.QUEUED: {A.QUEUED, A.PROCESSING, A.FAILED},
+    A.PROCESSING: {A.QUEUED, A.COMPLETED, A.FAILED},
+    A.COMPLETED: {A.QUEUED},
+    A.FAILED: {A.QUEUED},
+}
+SUBMISSION_MOVES: dict[str, set[str]] = {
+    S.QUEUED: {S.PROCESSING, S.SUPERSEDED, S.FAILED},
+    S.PROCESSING: {S.COMPLETED, S.FAILED, S.SUPERSEDED},
+    # A dead-lettered submission may be replayed by staff.
+    S.FAILED: {S.QUEUED},
+    S.COMPLETED: set(),
+    S.SUPERSEDED: set(),
+}
+PRACTICE_REQUEST_MOVES: dict[str, set[str]] = {
+    P.QUEUED: {P.PROCESSING, P.FAILED},
+    P.PROCESSING: {P.COMPLETED, P.FAILED},
+    P.FAILED: {P.QUEUED},
+    P.COMPLETED: set(),
+}
+
+TABLES: dict[type[models.Model], dict[str, set[str]]] = {
+    Attempt: ATTEMPT_MOVES,
+    Submission: SUBMISSION_MOVES,
+    PracticeRequest: PRACTICE_REQUEST_MOVES,
+}
+ENTITY_NAMES = {Attempt: "attempt", Submission: "submission", PracticeRequest: "practice_request"}
+
+
+def is_legal(model: type[models.Model], from_status: str, to_status: str) -> bool:
+    return to_status in TABLES[model].get(from_status, set())
+
+
+def _current(obj: models.Model, field: str, value: Any) -> Any:
+    # Compare a relation by its id: reading the related object would cost a query.
+    if isinstance(value, models.Model):
+        current_id = getattr(obj, obj._meta.get_field(field).attname)
+        return value if current_id == value.pk else None
+    return getattr(obj, field)
+
+
+def transition(
+    obj: Attempt | Submission | PracticeRequest,
+    to: str,
+    *,
+    actor: str,
+    reason: str = "",
+    changes: dict[str, Any] | None = None,
+    record: list[StateChange] | None = None,
+) -> bool:
+    """Move a locked row to `to`. Returns False when it already is there and nothing else
+    changes. `changes` are other fields set in the same save (an attempt's latest submission).
+    State-change rows are appended to `record` for one bulk insert by the caller, or written now.
+    """
+    model = type(obj)
+    entity = ENTITY_NAMES[model]
+    from_status = obj.status
+    changes = changes or {}
+    unchanged = all(_current(obj, field, value) == value for field, value in changes.items())
+    if from_status == to and unchanged:
+        return False
+    if not is_legal(model, from_status, to):
+        metrics.incr("interviewprep_invalid_transitions_total", {"entity": entity, "from": from_status, "to": to})
+        logger.warning(
+            "illegal transition refused",
+            extra={"entity": entity, "object_id": obj.pk, "from": from_status, "to": to, "actor": actor},
+        )
+        raise IllegalTransition(
+            f"{entity} {obj.pk} cannot go from {from_status} to {to}",
+            entity=entity,
+            object_id=obj.pk,
+            from_status=from_status,
+            to_status=to,
+        )
+    obj.status = to
+    update_fields = ["status", "updated_at", *changes]
+    for field, value in changes.items():
+        setattr(obj, field, value)
+    if isinstance(obj, Attempt):
+        obj.version += 1
+        update_fields.append("version")
+    obj.save(update_fields=update_fields)
+    if isinstance(obj, Attempt):
+        # Before commit: once this commits, no cached copy older than it may be served.
+        attempt_cache_raise_floor(attempt_id=obj.pk, version=obj.version)
+    change = StateChange(
+        entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
+    )
+    if record is None:
+        change.save()
+    else:
+        record.append(change)
+    return True
+
+
+def transition_locked(
+    model: type[Attempt] | type[Submission] | type[PracticeRequest],
+    pk: int,
+    to: str,
+    *,
+    actor: str,
+    reason: str = "",
+) -> bool:
+    with transaction.atomic():
+        obj = model.objects.select_for_update().get(pk=pk)
+        return transition(obj, to, actor=actor, reason=reason)

@@ -1,0 +1,156 @@
+"""The transactional outbox: rows written with their job, published after commit.
+
+Two roads publish a row, and both claim it with `SELECT .. FOR UPDATE SKIP LOCKED` so a row is
+published by one of them: the fast path, a thread of the process that committed (so a hung
+broker never holds up the request), and the relay process, which publishes whatever the fast
+path missed (the process died after commit, the broker was down) and every delayed retry.
+Delivery is at least once; the task's compare-and-swap claim makes a duplicate a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from evaluation.models import EvaluationJob, JobKind, JobStatus, Outbox
+from interviewprep import metrics
+
+logger = logging.getLogger(__name__)
+
+TASKS = {
+    JobKind.EVALUATE: ("evaluation.tasks.run_evaluate_job", "evaluate"),
+    JobKind.GENERATE: ("evaluation.tasks.run_generate_job", "generate"),
+}
+
+
+def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> Outbox:
+    """Inside the caller's transaction: a message for `job`, published after commit."""
+    task_name, queue_name = TASKS[JobKind(job.kind)]
+    now = timezone.now()
+    row = Outbox.objects.create(job=job, queue=queue_name, task_name=task_name, available_at=available_at or now)
+    if row.available_at <= now:
+        transaction.on_commit(lambda: fast_publisher().submit([row.pk]))
+    return row
+
+
+def _publish(row: Outbox) -> None:
+    from interviewprep.celery import app
+
+    app.send_task(
+        row.task_name,
+        args=[row.job_id],
+        queue=row.queue,
+        task_id=f"job-{row.job_id}-msg-{row.pk}",
+        retry=True,
+        retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
+    )
+
+
+def outbox_publish(*, ids: Iterable[int] | None = None, limit: int = 200, path: str = "relay") -> int:
+    """Publish available, unpublished rows (the given ids, or any), each by one publisher."""
+    now = timezone.now()
+    published = 0
+    with transaction.atomic():
+        rows = Outbox.objects.select_for_update(skip_locked=True).filter(
+            published_at__isnull=True, available_at__lte=now
+        )
+        if ids is not None:
+            rows = rows.filter(pk__in=list(ids))
+        rows = list(rows.order_by("available_at", "id")[:limit])
+        done: list[Outbox] = []
+        for row in rows:
+            try:
+                _publish(row)
+            except Exception as exc:  # noqa: BLE001 - any broker failure leaves the row for later
+                Outbox.objects.filter(pk=row.pk).update(
+                    publish_attempts=row.publish_attempts + 1, last_error=f"{type(exc).__name__}: {exc}"[:300]
+                )
+                logger.warning("outbox publish failed", extra={"outbox_id": row.pk, "error": str(exc)})
+                # The broker is failing: stop here rather than wait out a timeout per row.
+                break
+            done.append(row)
+        if done:
+            stamp = timezone.now()
+            Outbox.objects.filter(pk__in=[r.pk for r in done]).update(published_at=stamp)
+            EvaluationJob.objects.filter(pk__in=[r.job_id for r in done], status=JobStatus.PENDING).update(
+                status=JobStatus.QUEUED, updated_at=stamp
+            )
+            published = len(done)
+    if published:
+        metrics.incr("interviewprep_outbox_published_total", {"path": path}, published)
+    return published
+
+
+def outbox_unpublished_count(*, older_than_seconds: float = 0) -> int:
+    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_seconds)
+    return Outbox.objects.filter(published_at__isnull=True, available_at__lte=cutoff).count()
+
+
+class FastPublisher:
+    """A daemon thread per process that publishes rows right after their commit."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.queue: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name="outbox-fast-path", daemon=True)
+        self.thread.start()
+
+    def submit(self, ids: list[int]) -> None:
+        self.queue.put(ids)
+
+    def _loop(self) -> None:
+        while True:
+            ids = self.queue.get()
+            # Gather whatever else is waiting: one transaction for a burst of submits.
+            while len(ids) < 200:
+                try:
+                    ids.extend(self.queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                close_old_connections()
+                outbox_publish(ids=ids, path="fast")
+            except Exception:  # noqa: BLE001 - the relay publishes what this misses
+                logger.exception("fast-path publish failed; the relay will publish it")
+            finally:
+                if self.queue.empty():
+                    # Idle: give the connection back rather than hold it between bursts.
+                    connection.close()
+
+
+_publisher: FastPublisher | None = None
+_publisher_lock = threading.Lock()
+
+
+def fast_publisher() -> FastPublisher:
+    global _publisher
+    # A forked child (gunicorn, Celery prefork) gets its own thread.
+    if _publisher is None or _publisher.pid != os.getpid():
+        with _publisher_lock:
+            if _publisher is None or _publisher.pid != os.getpid():
+                _publisher = FastPublisher()
+    return _publisher
+
+
+def outbox_relay_loop(*, interval: float = 0.5, stop: threading.Event | None = None) -> None:
+    """The relay process: publish what the fast path missed and every retry that came due."""
+    stop = stop or threading.Event()
+    backoff = interval
+    while not stop.is_set():
+        try:
+            close_old_connections()
+            count = outbox_publish(path="relay")
+            backoff = interval
+            if count:
+                continue
+        except Exception:  # noqa: BLE001 - database or broker down: wait and try again
+            logger.exception("relay pass failed")
+            backoff = min(backoff * 2, 10.0)
+        stop.wait(backoff)

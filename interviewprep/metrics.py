@@ -1,0 +1,146 @@
+"""Counters and histograms shared by every process (gunicorn workers, Celery children).
+
+Per-process counters would be wrong behind gunicorn's several workers, so every increment goes
+to one Redis hash on the state database. A metric write never fails its caller: a lost
+increment is better than a failed submit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+from collections.abc import Iterable
+
+import redis
+
+from interviewprep.redis_state import state_redis
+
+logger = logging.getLogger(__name__)
+
+COUNTERS_KEY = "metrics:counters"
+HISTOGRAM_KEY = "metrics:histograms"
+
+# Seconds; for job latency (created -> finished) and similar.
+LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+
+HELP = {
+    "interviewprep_jobs_retried_total": "Job tries that ended in a transient error and were scheduled again.",
+    "interviewprep_dead_letters_total": "Jobs moved to the dead-letter table.",
+    "interviewprep_lock_contention_total": "Runs that could not take the per-attempt lock and were deferred.",
+    "interviewprep_invalid_transitions_total": "Refused state transitions.",
+    "interviewprep_jobs_finished_total": "Jobs that reached a final state.",
+    "interviewprep_cache_requests_total": "Cached reads by outcome (hit, miss, stale, error).",
+    "interviewprep_cache_computations_total": "Database computations of cached payloads.",
+    "interviewprep_submits_refused_total": "Submits refused because evaluation cannot keep up.",
+    "interviewprep_jobs_swept_total": "Stuck jobs sent again by the sweeper.",
+    "interviewprep_outbox_published_total": "Outbox rows published, by path (fast, relay).",
+}
+
+
+def _field(name: str, labels: dict[str, str] | None) -> str:
+    if not labels:
+        return name
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    return f"{name}{{{inner}}}"
+
+
+def incr(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> None:
+    try:
+        state_redis().hincrby(COUNTERS_KEY, _field(name, labels), amount)
+    except redis.RedisError as exc:
+        logger.warning("metric lost", extra={"metric": name, "error": str(exc)})
+
+
+_buffer: dict[str, int] = {}
+_buffer_lock = threading.Lock()
+_last_flush = [time.monotonic()]
+FLUSH_SECONDS = 1.0
+
+
+def incr_buffered(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> None:
+    """For counters on the hot read path: summed in the process, written at most once a second.
+    At most the last second of counts is lost when a process dies."""
+    field = _field(name, labels)
+    with _buffer_lock:
+        _buffer[field] = _buffer.get(field, 0) + amount
+        due = time.monotonic() - _last_flush[0] >= FLUSH_SECONDS
+    if due:
+        flush()
+
+
+def flush() -> None:
+    with _buffer_lock:
+        pending = dict(_buffer)
+        _buffer.clear()
+        _last_flush[0] = time.monotonic()
+    if not pending:
+        return
+    try:
+        pipe = state_redis().pipeline(transaction=False)
+        for field, amount in pending.items():
+            pipe.hincrby(COUNTERS_KEY, field, amount)
+        pipe.execute()
+    except redis.RedisError as exc:
+        logger.warning("metrics lost", extra={"count": len(pending), "error": str(exc)})
+
+
+atexit.register(flush)
+
+
+def observe(name: str, value: float, labels: dict[str, str] | None = None) -> None:
+    """Record one observation in a cumulative histogram (Prometheus semantics)."""
+    try:
+        pipe = state_redis().pipeline(transaction=False)
+        for bound in LATENCY_BUCKETS:
+            if value <= bound:
+                pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), 1)
+        pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": "+Inf"}), 1)
+        pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_count", labels), 1)
+        pipe.hincrbyfloat(HISTOGRAM_KEY, _field(f"{name}_sum", labels), value)
+        pipe.execute()
+    except redis.RedisError as exc:
+        logger.warning("metric lost", extra={"metric": name, "error": str(exc)})
+
+
+def counters() -> dict[str, float]:
+    flush()
+    raw = state_redis().hgetall(COUNTERS_KEY)
+    return {k.decode(): float(v) for k, v in raw.items()}
+
+
+def counter_value(name: str, labels: dict[str, str] | None = None) -> float:
+    flush()
+    raw = state_redis().hget(COUNTERS_KEY, _field(name, labels))
+    return float(raw) if raw is not None else 0.0
+
+
+def histograms() -> dict[str, float]:
+    raw = state_redis().hgetall(HISTOGRAM_KEY)
+    return {k.decode(): float(v) for k, v in raw.items()}
+
+
+def render(gauges: Iterable[tuple[str, dict[str, str], float, str]] = ()) -> str:
+    """Prometheus text exposition of every counter and histogram, plus the given gauges."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def head(base: str, kind: str, help_text: str | None = None) -> None:
+        if base in seen:
+            return
+        seen.add(base)
+        lines.append(f"# HELP {base} {help_text or HELP.get(base, base)}")
+        lines.append(f"# TYPE {base} {kind}")
+
+    for name, labels, value, help_text in gauges:
+        head(name, "gauge", help_text)
+        lines.append(f"{_field(name, labels)} {value:g}")
+    for field, value in sorted(counters().items()):
+        head(field.split("{", 1)[0], "counter")
+        lines.append(f"{field} {value:g}")
+    for field, value in sorted(histograms().items()):
+        base = field.split("{", 1)[0].rsplit("_", 1)[0]
+        head(base, "histogram", "Seconds from a job's creation to its final state.")
+        lines.append(f"{field} {value:g}")
+    return "\n".join(lines) + "\n"

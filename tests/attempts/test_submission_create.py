@@ -1,0 +1,232 @@
+"""Promise 1: one user action is one submission, however many identical requests arrive."""
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from attempts.models import Attempt, AttemptStatus, IdempotencyRecord, StateChange, Submission, SubmissionStatus
+from evaluation.models import EvaluationJob, Outbox
+from tests.factories import AttemptFactory, UserFactory
+
+
+def submit(client, attempt_id, answer="print(1)", key=None, **extra):
+    headers = {} if key is False else {"HTTP_IDEMPOTENCY_KEY": key or uuid.uuid4().hex}
+    return client.post(
+        f"/api/v1/attempts/{attempt_id}/submissions/", {"answer": answer}, format="json", **headers, **extra
+    )
+
+
+@pytest.mark.django_db
+def test_repeated_key_returns_first_response_byte_for_byte(api_client_for):
+    attempt = AttemptFactory()
+    client = api_client_for(attempt.user)
+    first = submit(client, attempt.pk, key="k-1")
+    second = submit(client, attempt.pk, key="k-1")
+    assert first.status_code == 202
+    assert second.status_code == 202
+    assert second.content == first.content
+    assert second["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first
+    assert Submission.objects.filter(attempt=attempt).count() == 1
+    body = first.json()
+    attempt.refresh_from_db()
+    assert body == {
+        "attempt_id": attempt.pk,
+        "submission_id": attempt.latest_submission_id,
+        "status": "queued",
+        "version": attempt.version,
+    }
+    assert attempt.status == AttemptStatus.QUEUED
+
+
+@pytest.mark.django_db
+def test_same_key_with_another_body_is_refused_and_changes_nothing(api_client_for):
+    attempt = AttemptFactory()
+    client = api_client_for(attempt.user)
+    submit(client, attempt.pk, answer="a", key="k-2")
+    attempt.refresh_from_db()
+    version = attempt.version
+    response = submit(client, attempt.pk, answer="b", key="k-2")
+    assert response.status_code == 422
+    assert response["Content-Type"] == "application/problem+json"
+    assert "different request" in response.json()["detail"]
+    attempt.refresh_from_db()
+    assert attempt.version == version
+    assert Submission.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_same_key_from_another_user_is_independent(api_client_for):
+    mine, theirs = AttemptFactory(), AttemptFactory()
+    a = submit(api_client_for(mine.user), mine.pk, key="shared")
+    b = submit(api_client_for(theirs.user), theirs.pk, key="shared")
+    assert a.status_code == b.status_code == 202
+    assert a.json()["submission_id"] != b.json()["submission_id"]
+    assert "Idempotent-Replayed" not in b
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", [False, "", "has space", "x" * 256, "tab\there", "é"])
+def test_missing_or_malformed_key_is_400_and_writes_nothing(api_client_for, key):
+    attempt = AttemptFactory()
+    response = submit(api_client_for(attempt.user), attempt.pk, key=key if key != "" else False)
+    assert response.status_code == 400
+    assert response.json()["status"] == 400
+    assert "Idempotency-Key" in response.json()["detail"]
+    assert not Submission.objects.exists()
+    assert not IdempotencyRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_answer_over_64_kib_is_413_and_writes_nothing(api_client_for):
+    attempt = AttemptFactory()
+    client = api_client_for(attempt.user)
+    assert submit(client, attempt.pk, answer="x" * 65536).status_code == 202
+    response = submit(client, attempt.pk, answer="x" * 65537)
+    assert response.status_code == 413
+    assert "65536" in response.json()["detail"]
+    huge = submit(client, attempt.pk, answer="x" * 400_000)
+    assert huge.status_code == 413
+    assert Submission.objects.count() == 1
+    assert IdempotencyRecord.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_another_users_attempt_is_indistinguishable_from_a_missing_one(api_client_for):
+    attempt = AttemptFactory()
+    stranger = api_client_for(UserFactory())
+    theirs = submit(stranger, attempt.pk, key="k")
+    missing = submit(stranger, 999_999, key="k")
+    assert theirs.status_code == missing.status_code == 404
+    assert theirs.json()["title"] == missing.json()["title"]
+    assert stranger.get(f"/api/v1/attempts/{attempt.pk}/").status_code == 404
+    assert stranger.get(f"/api/v1/attempts/{attempt.pk}/submissions/").status_code == 404
+    assert not Submission.objects.exists()
+    assert not IdempotencyRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_malformed_json_and_fields_are_400(api_client_for):
+    attempt = AttemptFactory()
+    client = api_client_for(attempt.user)
+    url = f"/api/v1/attempts/{attempt.pk}/submissions/"
+    bad_json = client.post(url, data=b"{not json", content_type="application/json", HTTP_IDEMPOTENCY_KEY="k1")
+    assert bad_json.status_code == 400
+    assert bad_json["Content-Type"] == "application/problem+json"
+    wrong_type = client.post(url, {"answer": 5}, format="json", HTTP_IDEMPOTENCY_KEY="k2")
+    assert wrong_type.status_code == 400
+    missing = client.post(url, {}, format="json", HTTP_IDEMPOTENCY_KEY="k3")
+    assert missing.status_code == 400
+    assert "answer" in missing.json()["errors"]
+    not_object = client.post(url, [1, 2], format="json", HTTP_IDEMPOTENCY_KEY="k4")
+    assert not_object.status_code == 400
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.django_db
+def test_unauthenticated_submit_is_401():
+    attempt = AttemptFactory()
+    response = submit(APIClient(), attempt.pk)
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+
+
+@pytest.mark.django_db
+def test_submit_writes_submission_job_outbox_and_history_in_one_go(api_client_for):
+    attempt = AttemptFactory()
+    response = submit(api_client_for(attempt.user), attempt.pk)
+    submission = Submission.objects.get()
+    job = EvaluationJob.objects.get()
+    assert job.submission_id == submission.pk == response.json()["submission_id"]
+    assert Outbox.objects.filter(job=job).count() == 1
+    change = StateChange.objects.get(entity="attempt")
+    assert (change.from_status, change.to_status) == ("draft", "queued")
+
+
+@pytest.mark.django_db
+def test_submit_issues_a_fixed_small_number_of_queries(api_client_for, django_assert_num_queries):
+    attempt = AttemptFactory()
+    client = api_client_for(attempt.user)
+    submit(client, attempt.pk)  # a previous submission, so the superseding query runs too
+    # token, savepoint pair, key insert, attempt lock, submission insert, older submissions
+    # select + update, attempt update, history insert, job insert, outbox insert, response store
+    with django_assert_num_queries(13):
+        assert submit(client, attempt.pk).status_code == 202
+    submit(client, attempt.pk, key="replayed")
+    # token, savepoint pair, key insert (conflict), key select
+    with django_assert_num_queries(5):
+        response = submit(client, attempt.pk, key="replayed")
+    assert response["Idempotent-Replayed"] == "true"
+
+
+def _threaded_submits(attempt_id, token, keys_and_answers, barrier):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    results = []
+    try:
+        for key, answer in keys_and_answers:
+            barrier.wait()
+            response = submit(client, attempt_id, answer=answer, key=key)
+            results.append((response.status_code, response.content))
+    finally:
+        connection.close()
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_identical_concurrent_submits_make_one_submission_over_many_rounds():
+    from rest_framework.authtoken.models import Token
+
+    attempt = AttemptFactory()
+    token = Token.objects.create(user=attempt.user).key
+    threads, rounds = 50, 200
+    keys = [uuid.uuid4().hex for _ in range(rounds)]
+    barrier = threading.Barrier(threads)
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [
+            pool.submit(_threaded_submits, attempt.pk, token, [(k, f"answer {k}") for k in keys], barrier)
+            for _ in range(threads)
+        ]
+        per_thread = [f.result() for f in futures]
+    for round_index in range(rounds):
+        answers = {per_thread[t][round_index] for t in range(threads)}
+        assert len(answers) == 1, f"round {round_index}: {len(answers)} different answers"
+        status_code, body = answers.pop()
+        assert status_code == 202
+    assert Submission.objects.filter(attempt=attempt).count() == rounds
+    assert EvaluationJob.objects.count() == rounds
+    assert Outbox.objects.count() == rounds
+    attempt.refresh_from_db()
+    latest = Submission.objects.filter(attempt=attempt, status=SubmissionStatus.QUEUED)
+    assert list(latest.values_list("pk", flat=True)) == [attempt.latest_submission_id]
+    assert Submission.objects.filter(status=SubmissionStatus.SUPERSEDED).count() == rounds - 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_different_submits_racing_on_one_attempt_both_stored_one_latest():
+    from rest_framework.authtoken.models import Token
+
+    for _ in range(20):
+        attempt = AttemptFactory()
+        token = Token.objects.create(user=attempt.user).key
+        barrier = threading.Barrier(2)
+        with ThreadPoolExecutor(2) as pool:
+            futures = [
+                pool.submit(_threaded_submits, attempt.pk, token, [(uuid.uuid4().hex, f"answer {i}")], barrier)
+                for i in range(2)
+            ]
+            results = [f.result()[0] for f in futures]
+        assert [status for status, _ in results] == [202, 202]
+        attempt.refresh_from_db()
+        assert attempt.version == 1 + 2
+        submissions = list(Submission.objects.filter(attempt=attempt))
+        assert len(submissions) == 2
+        statuses = sorted(s.status for s in submissions)
+        assert statuses == ["queued", "superseded"]
+        latest = next(s for s in submissions if s.status == "queued")
+        assert attempt.latest_submission_id == latest.pk
+        assert Attempt.objects.get(pk=attempt.pk).status == AttemptStatus.QUEUED

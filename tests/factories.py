@@ -1,0 +1,43 @@
+import factory
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+
+from attempts.models import Attempt, Question
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"candidate{n}")
+    password = factory.django.Password("correct horse battery staple")
+
+
+class TokenFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Token
+
+    user = factory.SubFactory(UserFactory)
+
+
+class QuestionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Question
+
+    slug = factory.Sequence(lambda n: f"question-{n}")
+    title = factory.Sequence(lambda n: f"Question {n}")
+    kind = "system_design"
+    difficulty = "medium"
+    topics = factory.LazyFunction(lambda: ["caching"])
+    prompt = "Design a URL shortener."
+    evaluator = "instant"
+
+
+class AttemptFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Attempt
+
+    user = factory.SubFactory(UserFactory)
+    question = factory.SubFactory(QuestionFactory)
