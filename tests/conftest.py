@@ -42,3 +42,41 @@ def api_client_for():
         return client
 
     return make
+
+
+@pytest.fixture
+def workers(transactional_db, tmp_path):
+    """Start real Celery worker processes against the test database; all stopped afterwards."""
+    from tests.processes import start_worker
+
+    started = []
+
+    def start(**kwargs):
+        worker = start_worker(tmp_path, **kwargs)
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def relay(transactional_db, tmp_path):
+    """The relay process, publishing what the fast path missed and retries that came due."""
+    from tests.processes import start_relay
+
+    process = start_relay(tmp_path)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def assert_invariants():
+    def check(outbox_bound_seconds: float = 60.0):
+        from evaluation.services.invariants import invariants_check
+
+        violations = invariants_check(outbox_bound_seconds=outbox_bound_seconds)
+        assert not violations, "\n".join(f"{v.check}: {v.rows}" for v in violations)
+
+    return check

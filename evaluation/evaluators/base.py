@@ -33,6 +33,7 @@ class EvaluationRequest:
     spec: dict[str, Any]  # the question's evaluation_spec: hidden tests or rubric
     answer: str
     submission_id: int | None = None
+    try_number: int = 1
 
 
 @dataclass

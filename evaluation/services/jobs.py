@@ -385,6 +385,7 @@ def _evaluate(claim: Claim, beat: Heartbeat) -> str:
         spec=question.evaluation_spec,
         answer=submission.answer,
         submission_id=submission.pk,
+        try_number=claim.tries,
     )
     faults.before_evaluate()
     outcome = get_evaluator(question.evaluator).evaluate(request)
