@@ -1,0 +1,47 @@
+from django.contrib import admin
+
+from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, StateChange, Submission
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("slug", "title", "kind", "difficulty", "evaluator", "is_active")
+    list_filter = ("kind", "difficulty", "evaluator", "is_active")
+    search_fields = ("slug", "title")
+
+
+@admin.register(Attempt)
+class AttemptAdmin(admin.ModelAdmin):
+    list_display = ("id", "user", "question", "status", "version", "latest_submission_id", "updated_at")
+    list_filter = ("status",)
+    search_fields = ("id", "user__username")
+    raw_id_fields = ("user", "question", "latest_submission", "scored_submission")
+    readonly_fields = ("status", "version", "latest_submission", "scored_submission")
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "attempt_id", "status", "created_at")
+    list_filter = ("status",)
+    raw_id_fields = ("attempt",)
+    readonly_fields = ("attempt", "answer", "status", "idempotency_key")
+
+
+@admin.register(StateChange)
+class StateChangeAdmin(admin.ModelAdmin):
+    list_display = ("id", "entity", "object_id", "from_status", "to_status", "actor", "reason", "created_at")
+    list_filter = ("entity",)
+    search_fields = ("object_id",)
+
+
+@admin.register(PracticeRequest)
+class PracticeRequestAdmin(admin.ModelAdmin):
+    list_display = ("id", "user", "kind", "difficulty", "topic", "status", "question", "attempt_id")
+    list_filter = ("status",)
+
+
+@admin.register(IdempotencyRecord)
+class IdempotencyRecordAdmin(admin.ModelAdmin):
+    list_display = ("id", "user", "key", "status_code", "created_at", "expires_at")
+    search_fields = ("key",)
+    exclude = ("response_body",)

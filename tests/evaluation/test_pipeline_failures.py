@@ -1,0 +1,264 @@
+"""Promises 2-6 against real worker processes that are really killed, paused and cut off."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from attempts.models import Attempt, Result, Submission
+from attempts.services.attempts import submission_create
+from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry, Outbox
+from evaluation.services.jobs import jobs_sweep
+from tests.factories import AttemptFactory
+from tests.processes import ROOT, RedisServer, process_env, start_worker, wait_for
+
+
+def create_submission(attempt, answer):
+    stored = submission_create(
+        user=attempt.user,
+        attempt_id=attempt.pk,
+        answer=answer,
+        idempotency_key=uuid.uuid4().hex,
+        fingerprint=uuid.uuid4().hex,
+    )
+    import json
+
+    return json.loads(stored.body)["submission_id"]
+
+
+def job_of(submission_id):
+    return EvaluationJob.objects.filter(submission_id=submission_id).order_by("id").last()
+
+
+def wait_for_status(submission_id, status, timeout=40):
+    return wait_for(
+        lambda: job_of(submission_id).status == status,
+        timeout=timeout,
+        message=f"job of submission {submission_id} to be {status}",
+    )
+
+
+def wait_running_in_child(worker, submission_id):
+    wait_for(lambda: job_of(submission_id).status == JobStatus.RUNNING, timeout=30, message="job running")
+    return worker.children()
+
+
+def test_worker_child_killed_mid_evaluation_finishes_exactly_once(workers, relay, assert_invariants):
+    worker = workers(concurrency=1, EVALUATOR_FAULTS="delay=1.5")
+    attempt = AttemptFactory()
+    submission_id = create_submission(attempt, "score=88")
+    children = wait_running_in_child(worker, submission_id)
+    assert len(children) == 1
+    os.kill(children[0], signal.SIGKILL)
+    wait_for_status(submission_id, JobStatus.SUCCEEDED)
+    job = job_of(submission_id)
+    assert Result.objects.filter(submission_id=submission_id).count() == 1
+    assert job.tries == 2
+    outcomes = list(JobTry.objects.filter(job=job).order_by("number").values_list("outcome", flat=True))
+    assert outcomes == [JobTry.Outcome.ABANDONED, JobTry.Outcome.SUCCEEDED]
+    assert Attempt.objects.get(pk=attempt.pk).status == "completed"
+    assert_invariants()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_whole_worker_killed_the_sweeper_finishes_the_job_exactly_once(tmp_path, assert_invariants):
+    first = start_worker(tmp_path, concurrency=1, EVALUATOR_FAULTS="delay=1.5")
+    second = None
+    try:
+        attempt = AttemptFactory()
+        submission_id = create_submission(attempt, "score=61")
+        wait_running_in_child(first, submission_id)
+        first.kill(signal.SIGKILL)  # the whole process group: main process and its child
+        second = start_worker(tmp_path, concurrency=1)
+        time.sleep(1.0)
+        # Its message is stuck unacknowledged in the broker until the visibility timeout:
+        # only the sweeper can bring the job back.
+        assert job_of(submission_id).status == JobStatus.RUNNING
+        config = dataclasses.replace(settings.CONFIG, stale_job_after=1)
+        with override_settings(CONFIG=config):
+            assert jobs_sweep() == 1
+            assert jobs_sweep() == 0
+        wait_for_status(submission_id, JobStatus.SUCCEEDED)
+        assert Result.objects.filter(submission_id=submission_id).count() == 1
+        assert Result.objects.get(submission_id=submission_id).score == 61
+        assert_invariants()
+    finally:
+        first.stop()
+        if second:
+            second.stop()
+
+
+def test_crash_between_commit_and_publish_is_published_by_the_relay(workers, tmp_path, assert_invariants):
+    attempt = AttemptFactory()
+    # A web process that commits a submit and dies before its fast path publishes anything.
+    script = f"""
+import django, os
+django.setup()
+from evaluation.services import outbox
+outbox.FastPublisher.submit = lambda self, ids: os._exit(17)
+from django.contrib.auth import get_user_model
+from attempts.services.attempts import submission_create
+submission_create(user=get_user_model().objects.get(pk={attempt.user_id}), attempt_id={attempt.pk},
+                  answer="score=42", idempotency_key="crash-1", fingerprint="f")
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=process_env(), timeout=60)
+    assert done.returncode == 17
+    submission = Submission.objects.get(attempt=attempt)
+    row = Outbox.objects.get(job__submission=submission)
+    assert row.published_at is None
+    workers(concurrency=1)
+    time.sleep(0.5)
+    assert not Result.objects.filter(submission=submission).exists()
+    from tests.processes import start_relay
+
+    relay = start_relay(tmp_path)
+    try:
+        wait_for_status(submission.pk, JobStatus.SUCCEEDED)
+    finally:
+        relay.stop()
+    assert Result.objects.get(submission=submission).score == 42
+    assert_invariants()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_broker_paused_submits_answer_at_once_and_jobs_run_after_resume(tmp_path, api_client_for, assert_invariants):
+    broker = RedisServer()
+    worker = relay = None
+    try:
+        with override_settings(CELERY_BROKER_URL=broker.url()):
+            from interviewprep.celery import app
+
+            app.conf.broker_url = broker.url()
+            app.pool.force_close_all()
+            worker = start_worker(tmp_path, concurrency=1, CELERY_BROKER_URL=broker.url())
+            from tests.processes import start_relay
+
+            relay = start_relay(tmp_path, CELERY_BROKER_URL=broker.url())
+            attempt = AttemptFactory()
+            client = api_client_for(attempt.user)
+            broker.pause()
+            accepted = []
+            for i in range(5):
+                started = time.monotonic()
+                response = client.post(
+                    f"/api/v1/attempts/{attempt.pk}/submissions/",
+                    {"answer": f"score={50 + i}"},
+                    format="json",
+                    HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex,
+                )
+                elapsed = time.monotonic() - started
+                assert response.status_code == 202
+                # Far below the broker's socket timeouts: the submit never waited on it.
+                assert elapsed < 1.0, f"submit {i} took {elapsed:.2f} s with the broker paused"
+                accepted.append(response.json())
+            time.sleep(1.0)
+            assert not Result.objects.exists()
+            broker.resume()
+            last = accepted[-1]["submission_id"]
+            wait_for_status(last, JobStatus.SUCCEEDED, timeout=60)
+            assert Result.objects.get(submission_id=last).score == 54
+            assert Attempt.objects.get(pk=attempt.pk).latest_submission_id == last
+            wait_for(
+                lambda: not EvaluationJob.objects.exclude(
+                    status__in=[JobStatus.SUCCEEDED, JobStatus.DISCARDED]
+                ).exists(),
+                timeout=30,
+                message="every job final",
+            )
+            assert_invariants()
+    finally:
+        from interviewprep.celery import app
+
+        app.conf.broker_url = settings.CELERY_BROKER_URL
+        app.pool.force_close_all()
+        for process in (worker, relay):
+            if process:
+                process.stop()
+        broker.stop()
+
+
+def test_paused_run_that_lost_its_lease_cannot_write(workers, relay, assert_invariants):
+    worker = workers(concurrency=2, EVALUATOR_FAULTS="delay=1.5")
+    attempt = AttemptFactory()
+    submission_id = create_submission(attempt, "score=77")
+    wait_for(lambda: job_of(submission_id).status == JobStatus.RUNNING, timeout=30, message="job running")
+    first_try = JobTry.objects.get(job=job_of(submission_id))
+    paused = int(first_try.worker.rsplit(":", 1)[1])
+    assert paused in worker.children()
+    os.kill(paused, signal.SIGSTOP)
+    try:
+        # Heartbeat stops; the lock's TTL runs out; a sweep sends the job again and the other
+        # child of the worker runs it with a new lease.
+        time.sleep(3.0)
+        config = dataclasses.replace(settings.CONFIG, stale_job_after=2)
+        with override_settings(CONFIG=config):
+            job = job_of(submission_id)
+            assert jobs_sweep() == 1, (job.status, job.heartbeat_at, job.tries, list(JobTry.objects.values()))
+        wait_for_status(submission_id, JobStatus.SUCCEEDED)
+    finally:
+        os.kill(paused, signal.SIGCONT)
+    # The resumed run finds its lease gone and records that instead of a result.
+    wait_for(
+        lambda: JobTry.objects.get(pk=first_try.pk).outcome == JobTry.Outcome.LOST_LEASE,
+        timeout=15,
+        message="the paused run to give up its write",
+    )
+    assert Result.objects.filter(submission_id=submission_id).count() == 1
+    job = job_of(submission_id)
+    assert job.status == JobStatus.SUCCEEDED
+    tries = list(JobTry.objects.filter(job=job).order_by("number"))
+    assert tries[0].outcome == JobTry.Outcome.LOST_LEASE
+    assert tries[-1].outcome == JobTry.Outcome.SUCCEEDED
+    assert tries[-1].lease_token != tries[0].lease_token
+    assert_invariants()
+
+
+def test_poison_job_is_bounded_and_replay_twice_makes_one_job(workers, relay, admin_client, assert_invariants):
+    workers(concurrency=1, EVALUATOR_FAULTS="crash_before_commit=1", JOB_MAX_TRIES="2")
+    attempt = AttemptFactory()
+    with override_settings(CONFIG=dataclasses.replace(settings.CONFIG, job_max_tries=2)):
+        submission_id = create_submission(attempt, "score=10")
+    wait_for_status(submission_id, JobStatus.DEAD, timeout=60)
+    job = job_of(submission_id)
+    assert job.tries == 2
+    letter = DeadLetter.objects.get(job=job)
+    assert "gave up after 2 tries" in letter.error
+    assert letter.submission_id == submission_id and letter.attempt_id == attempt.pk
+    assert Submission.objects.get(pk=submission_id).status == "failed"
+    assert Attempt.objects.get(pk=attempt.pk).status == "failed"
+    assert not Result.objects.exists()
+    assert_invariants()
+    for _ in range(2):
+        response = admin_client.post(
+            "/admin/evaluation/deadletter/",
+            {"action": "replay_dead_letters", "_selected_action": [letter.pk], "post": "yes"},
+            follow=True,
+        )
+        assert response.status_code == 200
+    assert EvaluationJob.objects.filter(submission_id=submission_id).count() == 2
+    assert EvaluationJob.objects.filter(replay_of=letter).count() == 1
+
+
+def test_transient_failures_then_success_retry_with_growing_delays(workers, relay, assert_invariants):
+    workers(concurrency=1)
+    attempt = AttemptFactory()
+    submission_id = create_submission(attempt, "score=95 transient=3")
+    wait_for_status(submission_id, JobStatus.SUCCEEDED, timeout=60)
+    job = job_of(submission_id)
+    tries = list(JobTry.objects.filter(job=job).order_by("number"))
+    assert [t.outcome for t in tries] == ["transient_error"] * 3 + ["succeeded"]
+    gaps = [(b.started_at - a.finished_at).total_seconds() for a, b in zip(tries, tries[1:], strict=False)]
+    base = settings.CONFIG.retry_base_delay
+    for number, gap in enumerate(gaps, start=1):
+        # full jitter in [ceiling/2, ceiling], ceiling = base * 2^(n-1); the relay adds its poll.
+        assert gap >= base * 2 ** (number - 1) / 2 - 0.05, gaps
+    assert gaps[2] > gaps[0]
+    assert Result.objects.filter(submission_id=submission_id).count() == 1
+    assert_invariants()
