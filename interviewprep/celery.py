@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interviewprep.settings")
 
@@ -19,3 +19,12 @@ def _write_ready_file(**_kwargs) -> None:
     if path:
         with open(path, "w") as handle:
             handle.write(str(os.getpid()))
+
+
+@worker_init.connect
+def _probe_sandbox(**_kwargs) -> None:
+    """Probe the code sandbox once in the parent, so every prefork child inherits the answer
+    and the first submission does not pay for it."""
+    from evaluation.sandbox import current_mode
+
+    current_mode()

@@ -1,0 +1,459 @@
+"""The program that runs inside the box: it locks itself down, then runs the candidate's tests.
+
+It is never imported by the project. The parent reads this file and hands its text to
+`/usr/bin/python3 -I -S -c`, so it may use only what Debian's interpreter has, and it avoids
+`json`, `re`, `os`, `signal`, `ctypes` and `enum`: importing them would cost more than the
+whole sandbox (json alone pulls in `re` and doubles the start-up time).
+
+argv: [-c, <fd of the private result channel>]. stdin: one marshal blob from the parent
+(trusted data: the answer, the function name, each test's arguments, the limits). Expected
+values never come here; the parent compares.
+
+The result channel carries one JSON object per line, written with a small encoder below:
+  {"e":"ready"}                        every requested layer is in force
+  {"e":"setup_error","msg":...}        a layer could not be applied (exit 3)
+  {"e":"probe","seccomp":b,"landlock":n}   answer to a probe request (exit 0)
+  {"e":"load_error","kind":"syntax"|"exception"|"missing","msg":...,"o":...}
+  {"e":"loaded","t":ms,"o":...}
+  {"e":"test","i":n,"s":"ok"|"error"|"memory"|"output"|"badvalue","v":...,"t":ms,"o":...,"msg":...}
+  {"e":"done"}
+The candidate runs in this process and can write to the channel too; the parent treats
+every line as untrusted input, and forging a line gains nothing it could not get by
+returning that value.
+"""
+
+import _signal
+import marshal
+import posix
+import resource
+import sys
+import time
+
+EXIT_SETUP = 3
+EXIT_CPU = 99
+EXCERPT_CHARS = 1024
+PRINT_LIMIT_CHARS = 1 << 20
+VALUE_LIMIT_BYTES = 1 << 20
+INTERPRETER_ALLOWANCE = 64 << 20  # address space the interpreter itself holds before the answer runs
+
+CLONE_THREAD = 0x00010000
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+SYS_PRCTL = {"x86_64": 157, "aarch64": 167}
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+LL_READ_FILE = 1 << 2
+LL_READ_DIR = 1 << 3
+
+RESULT_FD = int(sys.argv[1])
+_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
+_ESCAPES[ord('"')] = '\\"'
+_ESCAPES[ord("\\")] = "\\\\"
+
+
+class OutputLimitExceeded(BaseException):
+    """BaseException so that a candidate's `except Exception` cannot swallow it."""
+
+
+def _enc(value, depth=0):
+    # Base-class methods, not the value's own, so a subclass cannot rewrite what is sent.
+    if depth > 200:
+        raise ValueError("the return value is nested too deeply")
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        text = float.__repr__(value)
+        return {"inf": "Infinity", "-inf": "-Infinity", "nan": "NaN"}.get(text, text)
+    if isinstance(value, str):
+        return '"' + str.translate(value, _ESCAPES) + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join([_enc(item, depth + 1) for item in value]) + "]"
+    if isinstance(value, dict):
+        parts = []
+        for key, item in dict.items(value):
+            if isinstance(key, str):
+                name = _enc(key)
+            elif isinstance(key, (int, float)) or key is None:
+                name = '"' + _enc(key) + '"'
+            else:
+                raise TypeError("a dict key of type " + type(key).__name__ + " is not JSON")
+            parts.append(name + ":" + _enc(item, depth + 1))
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, (set, frozenset)):
+        items = list(value)
+        try:
+            items.sort()
+        except TypeError:
+            pass
+        return _enc(items, depth)
+    raise TypeError("returned a " + type(value).__name__ + ", which is not a JSON value")
+
+
+def _emit(fields):
+    line = ("{" + ",".join(['"' + k + '":' + v for k, v in fields]) + "}\n").encode("utf-8", "backslashreplace")
+    view = memoryview(line)
+    while view:
+        view = view[posix.write(RESULT_FD, view) :]
+
+
+def _text(value):
+    return _enc(str(value)[:EXCERPT_CHARS])
+
+
+class _Printed:
+    """Stands in for sys.stdout and sys.stderr: keeps an excerpt per test, caps the total."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self):
+        self.total = 0
+        self.excerpt = []
+        self.excerpt_len = 0
+        self.exceeded = False
+        self.buffer = _PrintedBytes(self)
+
+    def begin(self):
+        self.excerpt = []
+        self.excerpt_len = 0
+        self.exceeded = False
+
+    def take(self):
+        return "".join(self.excerpt)
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not " + type(text).__name__)
+        text = str.__str__(text)
+        self.total += len(text)
+        if self.total > PRINT_LIMIT_CHARS:
+            self.exceeded = True
+            raise OutputLimitExceeded()
+        if self.excerpt_len < EXCERPT_CHARS:
+            piece = text[: EXCERPT_CHARS - self.excerpt_len]
+            self.excerpt.append(piece)
+            self.excerpt_len += len(piece)
+        return len(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        return None
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def fileno(self):
+        raise OSError("printed output is captured; it has no file descriptor")
+
+
+class _PrintedBytes:
+    def __init__(self, printed):
+        self._printed = printed
+
+    def write(self, data):
+        self._printed.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self):
+        return None
+
+
+def _libc_syscall():
+    # _ctypes without the ctypes package: the package costs ~5 ms of imports per run.
+    import _ctypes
+
+    class _Long(_ctypes._SimpleCData):
+        _type_ = "l"
+
+    class _Syscall(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+        _restype_ = _Long
+
+    function = _Syscall(_ctypes.dlsym(_ctypes.dlopen(None, 0), "syscall"))
+
+    def call(number, *args):
+        result = function(_Long(number), *[a if isinstance(a, bytes) else _Long(a) for a in args])
+        if result < 0:
+            err = _ctypes.get_errno()
+            raise OSError(err, posix.strerror(err))
+        return result
+
+    return call
+
+
+def _u64(value):
+    return value.to_bytes(8, sys.byteorder)
+
+
+def _landlock_abi(syscall):
+    try:
+        return syscall(SYS_LANDLOCK_CREATE_RULESET, 0, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    except OSError:
+        return 0
+
+
+def _apply_landlock(syscall, abi):
+    """Read-only access to the standard library and its native libraries; nothing else.
+
+    Every filesystem right the kernel knows is handled, so anything not granted below
+    (writing, creating, reading any other file, /proc, /dev) is refused. From ABI 4 TCP
+    bind/connect are handled with no rule (all refused); from ABI 6 abstract unix sockets
+    and signals are scoped to this process.
+    """
+    fs = (1 << 13) - 1
+    if abi >= 2:
+        fs |= 1 << 13  # REFER
+    if abi >= 3:
+        fs |= 1 << 14  # TRUNCATE
+    if abi >= 5:
+        fs |= 1 << 15  # IOCTL_DEV
+    net = 0b11 if abi >= 4 else 0
+    scoped = 0b11 if abi >= 6 else 0
+    attr = _u64(fs) + _u64(net) + _u64(scoped)
+    ruleset = syscall(SYS_LANDLOCK_CREATE_RULESET, attr, len(attr), 0)
+    readable = [p for p in sys.path if p.startswith("/usr/lib/")]
+    multiarch = getattr(sys.implementation, "_multiarch", "")
+    if multiarch:
+        readable.append("/usr/lib/" + multiarch)
+    for path in readable:
+        try:
+            fd = posix.open(path, posix.O_PATH | posix.O_CLOEXEC | posix.O_DIRECTORY)
+        except OSError:
+            continue
+        rule = _u64(LL_READ_FILE | LL_READ_DIR) + fd.to_bytes(4, sys.byteorder, signed=True)
+        syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, rule, 0)
+        posix.close(fd)
+    syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0)
+    posix.close(ruleset)
+
+
+def _import_seccomp():
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import seccomp
+    finally:
+        sys.path.pop()
+    return seccomp
+
+
+def _apply_seccomp(seccomp):
+    """Allow by default, refuse what a test answer never needs and an attack always does."""
+    eperm = seccomp.ERRNO(1)
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for name in (
+        "socket", "socketpair", "execve", "execveat", "fork", "vfork", "ptrace",
+        "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd",
+        "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_create",
+        "memfd_secret", "shmget", "msgget", "semget", "mq_open", "userfaultfd",
+        "perf_event_open", "bpf", "keyctl", "add_key", "request_key", "unshare", "setns",
+        "mount", "umount2", "pivot_root", "chroot", "mknod", "mknodat", "fanotify_init",
+        "open_by_handle_at", "kexec_load", "init_module", "finit_module", "acct", "swapon",
+        "syslog", "personality", "name_to_handle_at",
+    ):  # fmt: skip
+        try:
+            rules.add_rule(eperm, name)
+        except (RuntimeError, ValueError):
+            pass  # not a system call on this architecture
+    rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+    # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
+    rules.add_rule(seccomp.ERRNO(38), "clone3")
+    # The CPU-limit timer and its handler stay as the harness set them.
+    for signum in (_signal.SIGPROF, _signal.SIGXCPU):
+        rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
+    rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
+    rules.load()
+
+
+def _set_limits(hard_cpu, memory_bytes):
+    # RLIMIT_CPU is the backstop for when the timer's handler cannot run (long C calls).
+    limits = (
+        (resource.RLIMIT_CPU, hard_cpu),
+        (resource.RLIMIT_AS, memory_bytes + INTERPRETER_ALLOWANCE),
+        (resource.RLIMIT_NPROC, 8),
+        (resource.RLIMIT_FSIZE, 1 << 20),
+        (resource.RLIMIT_NOFILE, 64),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_MEMLOCK, 0),
+        (resource.RLIMIT_MSGQUEUE, 0),
+    )
+    for which, value in limits:
+        resource.setrlimit(which, (value, value))
+
+
+def _on_cpu_limit(signum, frame):
+    posix._exit(EXIT_CPU)
+
+
+def _describe(exc):
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<answer>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001 - the candidate's __str__ may do anything
+        message = "<unprintable>"
+    text = type(exc).__name__ + (": " + message if message else "")
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        line = exc.lineno
+    if isinstance(exc, SystemExit):
+        text = "SystemExit: the answer called exit()"
+    return (text[: EXCERPT_CHARS - 20] + (f" (line {line})" if line else "")).strip()
+
+
+def _read_request():
+    chunks = []
+    while True:
+        chunk = posix.read(0, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    posix.close(0)
+    return marshal.loads(b"".join(chunks))  # noqa: S302 - written by the parent, trusted
+
+
+def _setup(request):
+    # Order matters: modules load before Landlock hides their directories, and seccomp comes
+    # last because it refuses what the steps before it still need.
+    syscall = _libc_syscall()
+    parent = request.get("parent_pid")
+    if parent and posix.uname().machine in SYS_PRCTL:
+        syscall(SYS_PRCTL[posix.uname().machine], PR_SET_PDEATHSIG, 9, 0, 0, 0)
+        if posix.getppid() != parent:
+            posix._exit(EXIT_SETUP)
+    seccomp_module = None
+    if request["seccomp"] or request["probe"]:
+        try:
+            seccomp_module = _import_seccomp()
+        except ImportError:
+            if request["seccomp"]:
+                raise
+    abi = _landlock_abi(syscall)
+    if request["probe"]:
+        _emit([("e", '"probe"'), ("seccomp", _enc(seccomp_module is not None)), ("landlock", _enc(abi))])
+        request["seccomp"] = seccomp_module is not None
+        request["landlock"] = abi > 0
+    _set_limits(request["cpu_hard_limit"], request["memory_bytes"])
+    if request["landlock"] or request["seccomp"]:
+        machine = posix.uname().machine
+        if machine not in SYS_PRCTL:
+            raise OSError("cannot set no_new_privs on " + machine)
+        syscall(SYS_PRCTL[machine], PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if request["landlock"]:
+        if abi < 1:
+            raise OSError("Landlock is not available")
+        _apply_landlock(syscall, abi)
+    if not request["probe"]:
+        # Armed before seccomp, which then refuses to let the answer change them. The few
+        # milliseconds until the answer starts count against its limit.
+        _signal.signal(_signal.SIGPROF, _on_cpu_limit)
+        _signal.signal(_signal.SIGXCPU, _on_cpu_limit)
+        _signal.setitimer(_signal.ITIMER_PROF, request["cpu_limit"])
+    if request["seccomp"]:
+        _apply_seccomp(seccomp_module)
+
+
+def _run(request):
+    printed = _Printed()
+    sys.stdout = sys.stderr = printed
+    sys.stdin = None
+    module = type(sys)("__answer__")
+    sys.modules["__answer__"] = module
+    _emit([("e", '"ready"')])
+
+    started = time.perf_counter()
+    try:
+        code = compile(request["code"], "<answer>", "exec", dont_inherit=True)
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL), MemoryError
+        _emit([("e", '"load_error"'), ("kind", '"syntax"'), ("msg", _text(_describe(exc)))])
+        return
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - running the answer is the point, here only
+        function = module.__dict__.get(request["function"])
+    except BaseException as exc:  # noqa: BLE001 - anything the candidate's top level raises
+        kind = '"output"' if printed.exceeded else '"exception"'
+        _emit([("e", '"load_error"'), ("kind", kind), ("msg", _text(_describe(exc))), ("o", _text(printed.take()))])
+        return
+    if not callable(function):
+        _emit([("e", '"load_error"'), ("kind", '"missing"'), ("o", _text(printed.take()))])
+        return
+    loaded_ms = _enc(round((time.perf_counter() - started) * 1000, 2))
+    _emit([("e", '"loaded"'), ("t", loaded_ms), ("o", _text(printed.take()))])
+
+    for index, blob in enumerate(request["tests"]):
+        printed.begin()
+        args = marshal.loads(blob)  # noqa: S302 - written by the parent, trusted
+        fields = [("e", '"test"'), ("i", _enc(index))]
+        message = None
+        started = time.perf_counter()
+        try:
+            value = function(*args)
+            status = "ok"
+        except OutputLimitExceeded:
+            status = "output"
+        except MemoryError:
+            status = "memory"
+        except BaseException as exc:  # noqa: BLE001 - the candidate's errors are results
+            status, message = "error", _describe(exc)
+        elapsed = round((time.perf_counter() - started) * 1000, 2)
+        args = None
+        if printed.exceeded:
+            status = "output"
+        if status == "ok":
+            try:
+                encoded = _enc(value)
+            except (TypeError, ValueError, RecursionError, MemoryError) as exc:
+                status, message = "badvalue", str(exc)
+            else:
+                if len(encoded) > VALUE_LIMIT_BYTES:
+                    status, message = "output", "the return value is larger than 1 MiB"
+                else:
+                    fields.append(("v", encoded))
+            value = encoded = None
+        fields += [("s", '"' + status + '"'), ("t", _enc(elapsed)), ("o", _text(printed.take()))]
+        if message is not None:
+            fields.append(("msg", _text(message)))
+        _emit(fields)
+    _emit([("e", '"done"')])
+
+
+def _main():
+    try:
+        request = _read_request()
+        _setup(request)
+    except BaseException as exc:  # noqa: BLE001 - fail closed and say why
+        try:
+            _emit([("e", '"setup_error"'), ("msg", _text(type(exc).__name__ + ": " + str(exc)))])
+        finally:
+            posix._exit(EXIT_SETUP)
+    if request["probe"]:
+        _emit([("e", '"ready"')])
+        posix._exit(0)
+    try:
+        _run(request)
+    except BaseException as exc:  # noqa: BLE001 - e.g. OutputLimitExceeded raised while emitting
+        _emit([("e", '"harness_error"'), ("msg", _text(_describe(exc)))])
+    posix._exit(0)
+
+
+_main()

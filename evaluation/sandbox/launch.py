@@ -1,0 +1,307 @@
+"""Start one harness process inside the chosen layers, feed it, watch it, and reap it.
+
+Everything the box sends back is read through caps (never `capture_output=True`, which
+buffers without bound and hangs while an orphan holds the pipe), the wall-clock deadline is
+kept here, the whole process group is killed on expiry, and the process is reaped with
+`os.wait4` so its rusage can tell CPU time-outs from wall time-outs and memory failures.
+
+The host writes no file for the box: the answer and the tests' arguments go through stdin,
+results come back on an inherited pipe, so there is no host path a planted symlink could
+redirect.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import math
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from evaluation.evaluators.base import TransientEvaluationError
+from evaluation.sandbox.slots import slot_held, slot_uid
+
+PYTHON = "/usr/bin/python3"
+EXIT_SETUP = 3
+EXIT_CPU = 99
+STREAM_CAP = 1 << 20  # raw stdout/stderr: the harness captures print(); this is os.write(1, ...)
+STREAM_KEEP = 4096
+RESULT_CAP = 16 << 20
+DRAIN_GRACE_S = 0.2
+TMP_BYTES = 8 << 20
+MARSHAL_VERSION = 4
+
+
+@dataclass(frozen=True)
+class Layers:
+    bwrap: bool
+    uid: bool
+    seccomp: bool
+    landlock: bool
+
+    @property
+    def name(self) -> str:
+        parts = ["bwrap"] if self.bwrap else ["rlimits"] + (["uid"] if self.uid else [])
+        parts += (["seccomp"] if self.seccomp else []) + (["landlock"] if self.landlock else [])
+        return "+".join(parts)
+
+    @property
+    def allowed(self) -> bool:
+        # Landlock alone, outside bwrap's mount namespace, was measured to let a pathname
+        # unix socket (PostgreSQL's) and fork through, so it needs bwrap beside it.
+        return self.seccomp or (self.landlock and self.bwrap)
+
+
+@dataclass
+class RawRun:
+    events: list[dict[str, Any]]
+    exit_code: int | None  # the harness's exit code, None when it died of a signal
+    signal: int | None
+    cpu_s: float
+    max_rss_kb: int
+    wall_s: float
+    killed: str | None  # "wall" or "output" when this side killed the box
+    stdout_head: bytes = b""
+    stderr_head: bytes = b""
+    result_bytes: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def event(self, name: str) -> dict[str, Any] | None:
+        return next((e for e in self.events if e.get("e") == name), None)
+
+
+def cpu_hard_limit(cpu_limit_s: float) -> int:
+    """Whole seconds for RLIMIT_CPU, whose SIGKILL backs up the harness's exact timer."""
+    return math.ceil(cpu_limit_s) + 1
+
+
+@cache
+def harness_source() -> str:
+    return Path(__file__).with_name("_harness.py").read_text(encoding="utf-8")
+
+
+@cache
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+
+
+@cache
+def _root_links() -> tuple[str, ...]:
+    """Merged-/usr symlinks (/lib -> usr/lib, ...) recreated in the box; real dirs bound."""
+    args: list[str] = []
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return tuple(args)
+
+
+def _bwrap_argv(bwrap: str) -> list[str]:
+    # Only /usr is visible: no /etc, /home, /root, /var/run, /proc, /work. The tmpfs for /,
+    # /dev and /tmp would be writable and unbounded without the remounts and the size.
+    return [
+        bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+        "--new-session", "--as-pid-1", "--clearenv",
+        "--ro-bind", "/usr", "/usr", *_root_links(),
+        "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - the box's own
+        "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", "/",
+    ]  # fmt: skip
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _sweep_uid(uid: int) -> None:
+    """Kill every process left under the slot's uid (kill(-1) spares only the caller)."""
+    kill = shutil.which("kill", path="/usr/bin:/bin")
+    if kill is None:
+        return
+    try:
+        subprocess.run(
+            [kill, "-KILL", "-1"], user=uid, group=uid, extra_groups=[], env={},
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            timeout=5, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def _parse_events(data: bytes) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(event, dict) and isinstance(event.get("e"), str):
+            events.append(event)
+    return events
+
+
+def launch(layers: Layers, request: dict[str, Any], *, cpu_limit_s: float, memory_bytes: int, wall_s: float) -> RawRun:
+    """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start."""
+    as_root = os.geteuid() == 0
+    if layers.uid and not as_root:
+        raise TransientEvaluationError("the uid layer needs the worker to run as root")
+    bwrap = bwrap_path() if layers.bwrap else None
+    if layers.bwrap and bwrap is None:
+        raise TransientEvaluationError("bwrap is not installed")
+    payload = {
+        **request,
+        "seccomp": layers.seccomp,
+        "landlock": layers.landlock,
+        "cpu_limit": float(cpu_limit_s),
+        "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),
+        "memory_bytes": int(memory_bytes),
+        # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
+        "parent_pid": 0 if layers.bwrap else os.getpid(),
+    }
+    blob = marshal.dumps(payload, MARSHAL_VERSION)
+
+    with slot_held() as slot:
+        uid = slot_uid(slot) if layers.uid else None
+        try:
+            return _launch_in_slot(layers, bwrap, uid, blob, wall_s)
+        finally:
+            if uid is not None and not layers.bwrap:
+                # Without a pid namespace an escaped process would outlive the run; with
+                # seccomp none can be forked, but the sweep is cheap and closes the gap.
+                _sweep_uid(uid)
+
+
+def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: bytes, wall_s: float) -> RawRun:
+    in_r, in_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    res_r, res_w = os.pipe2(os.O_CLOEXEC)
+    argv = [PYTHON, "-I", "-S", "-B", "-c", harness_source(), str(res_w)]
+    if bwrap is not None:
+        argv = _bwrap_argv(bwrap) + argv
+    identity: dict[str, Any] = {}
+    if uid is not None:
+        identity = {"user": uid, "group": uid, "extra_groups": []}
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=in_r, stdout=out_w, stderr=err_w, pass_fds=(res_w,), env={}, cwd="/",
+            close_fds=True, process_group=0, **identity,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError) as exc:
+        for fd in (in_r, in_w, out_r, out_w, err_r, err_w, res_r, res_w):
+            os.close(fd)
+        raise TransientEvaluationError(f"the sandbox could not start: {exc}") from exc
+    for fd in (in_r, out_w, err_w, res_w):
+        os.close(fd)
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except OSError as exc:
+        _kill_group(proc.pid)
+        os.wait4(proc.pid, 0)
+        proc.returncode = -9
+        for fd in (in_w, out_r, err_r, res_r):
+            os.close(fd)
+        raise TransientEvaluationError(f"pidfd_open failed: {exc}") from exc
+
+    streams = {out_r: bytearray(), err_r: bytearray(), res_r: bytearray()}
+    caps = {out_r: STREAM_CAP, err_r: STREAM_CAP, res_r: RESULT_CAP}
+    received = dict.fromkeys(streams, 0)
+    killed: str | None = None
+    exited_at: float | None = None
+    deadline = started + wall_s
+    pending = memoryview(blob)
+    selector = selectors.DefaultSelector()
+    try:
+        for fd in (in_w, out_r, err_r, res_r):
+            os.set_blocking(fd, False)
+        selector.register(in_w, selectors.EVENT_WRITE)
+        for fd in streams:
+            selector.register(fd, selectors.EVENT_READ)
+        selector.register(pidfd, selectors.EVENT_READ)
+        open_readers = set(streams)
+        stdin_open = True
+        while True:
+            now = time.monotonic()
+            if exited_at is not None and (not open_readers or now > exited_at + DRAIN_GRACE_S):
+                break
+            if exited_at is None and now >= deadline and killed is None:
+                killed = "wall"
+                _kill_group(proc.pid)
+            timeout = (exited_at + DRAIN_GRACE_S if exited_at is not None else deadline) - now
+            for key, _ in selector.select(max(timeout, 0.01) if killed is None else 0.05):
+                fd = key.fd
+                if fd == pidfd:
+                    exited_at = time.monotonic()
+                    selector.unregister(pidfd)
+                elif fd == in_w:
+                    try:
+                        pending = pending[os.write(in_w, pending[: 1 << 16]) :]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        pending = pending[:0]
+                    if not pending and stdin_open:
+                        selector.unregister(in_w)
+                        os.close(in_w)
+                        stdin_open = False
+                else:
+                    try:
+                        chunk = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        selector.unregister(fd)
+                        open_readers.discard(fd)
+                        continue
+                    received[fd] += len(chunk)
+                    keep = caps[fd] if fd == res_r else STREAM_KEEP
+                    if len(streams[fd]) < keep:
+                        streams[fd] += chunk[: keep - len(streams[fd])]
+                    if received[fd] > caps[fd] and killed is None:
+                        killed = "output"
+                        _kill_group(proc.pid)
+        if exited_at is None:  # unreachable unless select misbehaves; never leave it running
+            _kill_group(proc.pid)
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        selector.close()
+        os.close(pidfd)
+        if stdin_open:
+            os.close(in_w)
+        for fd in streams:
+            os.close(fd)
+    wall = time.monotonic() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    exit_code: int | None = proc.returncode
+    died_of: int | None = None
+    if proc.returncode < 0:
+        exit_code, died_of = None, -proc.returncode
+    elif bwrap is not None and proc.returncode > 128:
+        exit_code, died_of = None, proc.returncode - 128  # bwrap reports its child's signal so
+    return RawRun(
+        events=_parse_events(bytes(streams[res_r])),
+        exit_code=exit_code,
+        signal=died_of,
+        cpu_s=usage.ru_utime + usage.ru_stime,
+        max_rss_kb=usage.ru_maxrss,
+        wall_s=wall,
+        killed=killed,
+        stdout_head=bytes(streams[out_r]),
+        stderr_head=bytes(streams[err_r]),
+        result_bytes=received[res_r],
+    )

@@ -1,0 +1,162 @@
+"""One sandboxed harness run per submission, turned into plain per-test facts.
+
+The caller (the code evaluator) judges; this module only reports what each test returned or
+how it failed, and how the run as a whole ended.
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
+from evaluation.sandbox.launch import EXIT_CPU, MARSHAL_VERSION, RawRun, cpu_hard_limit, launch
+from evaluation.sandbox.modes import forget_probe, layers_for
+
+STARTUP_ALLOWANCE_S = 1.0
+MAX_CPU_LIMIT_S = 30.0
+MEMORY_FAILURE_SHARE = 0.85  # peak RSS this close to the limit means the limit killed it
+
+
+@dataclass(frozen=True)
+class TestRun:
+    status: str  # ok, error, memory, output, badvalue
+    value: Any
+    time_ms: float
+    output: str
+    message: str | None
+
+
+@dataclass(frozen=True)
+class HarnessRun:
+    mode: str
+    load_error: tuple[str, str] | None  # (syntax | exception | missing | output, message)
+    load_output: str
+    tests: list[TestRun | None]  # None: the test never reported (see `ended`)
+    ended: str  # completed, cpu, wall, memory, output, crashed
+    cpu_s: float
+    wall_s: float
+    max_rss_kb: int
+    diagnostic: str
+
+
+def wall_limit_for(cpu_limit_s: float) -> float:
+    # Generous beside the CPU limit: on a busy 2-core machine a CPU-bound answer gets less
+    # than one core, and wall time is only meant to catch sleeping and blocking.
+    # It also outlasts RLIMIT_CPU so a long C call is reported as a CPU time-out.
+    return STARTUP_ALLOWANCE_S + max(1.5 * cpu_limit_s, cpu_hard_limit(cpu_limit_s) + 0.25)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _ended(raw: RawRun, cpu_limit_s: float, memory_bytes: int, finished: bool) -> str:
+    if raw.killed == "output":
+        return "output"
+    if raw.exit_code == EXIT_CPU:
+        return "cpu"
+    cpu_spent = raw.cpu_s >= cpu_limit_s * 0.95
+    if raw.signal in (signal.SIGKILL, signal.SIGXCPU) and cpu_spent:
+        return "cpu"
+    if raw.killed == "wall":
+        return "cpu" if cpu_spent else "wall"
+    if finished and raw.exit_code == 0:
+        return "completed"
+    if raw.signal is not None and raw.max_rss_kb * 1024 >= MEMORY_FAILURE_SHARE * memory_bytes:
+        return "memory"
+    return "crashed"
+
+
+def _diagnostic(raw: RawRun) -> str:
+    parts = [f"exit={raw.exit_code}", f"signal={raw.signal}"]
+    if raw.stderr_head:
+        parts.append("stderr=" + raw.stderr_head[:300].decode("utf-8", "replace"))
+    return " ".join(parts)
+
+
+def run_harness(
+    *,
+    code: str,
+    function: str,
+    tests_args: Sequence[Sequence[Any]],
+    cpu_limit_s: float,
+    memory_limit_mb: int,
+    mode: str | None = None,
+) -> HarnessRun:
+    """Run every test of one submission in one sandboxed process.
+
+    `tests_args` holds each test's positional arguments (plain JSON data); expected values
+    are not taken, so they cannot reach the box. `mode` may force a weaker mode than the
+    probed one (tests use it); it can never add a layer the machine lacks.
+    """
+    layers = layers_for(mode)
+    if not 0 < cpu_limit_s <= MAX_CPU_LIMIT_S or not math.isfinite(cpu_limit_s):
+        raise PermanentEvaluationError(f"cpu limit {cpu_limit_s} outside (0, {MAX_CPU_LIMIT_S}]")
+    memory_bytes = int(memory_limit_mb) << 20
+    try:
+        blobs = [marshal.dumps(list(args), MARSHAL_VERSION) for args in tests_args]
+    except ValueError as exc:
+        raise PermanentEvaluationError(f"test arguments are not plain data: {exc}") from exc
+    request = {"probe": False, "code": code, "function": function, "tests": blobs}
+    raw = launch(
+        layers,
+        request,
+        cpu_limit_s=cpu_limit_s,
+        memory_bytes=memory_bytes,
+        wall_s=wall_limit_for(cpu_limit_s),
+    )
+
+    setup_error = raw.event("setup_error")
+    if setup_error is not None or raw.event("ready") is None:
+        # Nothing of the candidate's ran yet: this is the machine, not the answer.
+        forget_probe()
+        why = _text(setup_error.get("msg")) if setup_error else _diagnostic(raw)
+        raise TransientEvaluationError(f"the sandbox ({layers.name}) did not start: {why}")
+
+    load_error: tuple[str, str] | None = None
+    load_output = ""
+    tests: list[TestRun | None] = [None] * len(blobs)
+    finished = False
+    for event in raw.events:
+        kind = event["e"]
+        if kind == "load_error" and load_error is None:
+            load_error = (_text(event.get("kind")) or "exception", _text(event.get("msg")))
+            load_output = _text(event.get("o"))
+            finished = True
+        elif kind == "loaded":
+            load_output = _text(event.get("o"))
+        elif kind == "test":
+            index = event.get("i")
+            if not isinstance(index, int) or not 0 <= index < len(tests) or tests[index]:
+                continue
+            status = _text(event.get("s"))
+            if status not in ("ok", "error", "memory", "output", "badvalue"):
+                continue
+            if status == "ok" and "v" not in event:
+                status = "badvalue"
+            time_ms = event.get("t")
+            tests[index] = TestRun(
+                status=status,
+                value=event.get("v"),
+                time_ms=float(time_ms) if isinstance(time_ms, int | float) else 0.0,
+                output=_text(event.get("o")),
+                message=_text(event.get("msg")) or None,
+            )
+        elif kind == "done":
+            finished = True
+    return HarnessRun(
+        mode=layers.name,
+        load_error=load_error,
+        load_output=load_output,
+        tests=tests,
+        ended=_ended(raw, cpu_limit_s, memory_bytes, finished),
+        cpu_s=raw.cpu_s,
+        wall_s=raw.wall_s,
+        max_rss_kb=raw.max_rss_kb,
+        diagnostic=_diagnostic(raw),
+    )
