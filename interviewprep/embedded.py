@@ -52,9 +52,10 @@ def redact(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[-1].strip() if text else type(exc).__name__
+def _one_line(exc: BaseException) -> str:
+    """The error's text on one line (libpq spreads its reason and a hint over several)."""
+    text = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+    return text[:400] or type(exc).__name__
 
 
 def _connect_kwargs(url: str, dbname: str | None = None, timeout: float = 2.0) -> dict[str, object]:
@@ -91,7 +92,7 @@ def ensure_postgres(url: str, timeout: float = 2.0) -> str | None:
     except psycopg.OperationalError as exc:
         # psycopg reports no SQLSTATE for connection failures: the server's text is all we get.
         if f'database "{name}" does not exist' not in str(exc):
-            raise ServiceError(_first_line(exc)) from None
+            raise ServiceError(_one_line(exc)) from None
     try:
         with psycopg.connect(
             **_connect_kwargs(url, dbname="postgres", timeout=timeout),  # type: ignore[arg-type]
@@ -101,7 +102,7 @@ def ensure_postgres(url: str, timeout: float = 2.0) -> str | None:
     except psycopg.errors.DuplicateDatabase:
         return None  # another process created it between our two connections
     except psycopg.Error as exc:
-        raise ServiceError(f'database "{name}" is missing and could not be created: {_first_line(exc)}') from None
+        raise ServiceError(f'database "{name}" is missing and could not be created: {_one_line(exc)}') from None
     return f'created database "{name}"'
 
 
@@ -111,7 +112,7 @@ def check_redis(url: str, timeout: float = 1.0) -> None:
     try:
         client.ping()
     except (redis.RedisError, OSError, ValueError) as exc:
-        raise ServiceError(_first_line(exc)) from None
+        raise ServiceError(_one_line(exc)) from None
     finally:
         client.close()
 
@@ -255,7 +256,7 @@ class EmbeddedPostgres:
             ) from None
         except (OSError, subprocess.SubprocessError, AssertionError) as exc:
             raise ServiceError(
-                f"embedded PostgreSQL did not start: {_first_line(exc)} (server log: {self.pgdata / 'log'})"
+                f"embedded PostgreSQL did not start: {_one_line(exc)} (server log: {self.pgdata / 'log'})"
             ) from None
         self._server = server
         socket_dir = server.get_postmaster_info().socket_dir

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -53,34 +54,53 @@ def incr(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> No
         logger.warning("metric lost", extra={"metric": name, "error": str(exc)})
 
 
-_buffer: dict[str, int] = {}
+_buffer: dict[tuple[str, str], float] = {}
 _buffer_lock = threading.Lock()
-_last_flush = [time.monotonic()]
+_flusher_pid = [0]
 FLUSH_SECONDS = 1.0
 
 
-def incr_buffered(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> None:
-    """For counters on the hot read path: summed in the process, written at most once a second.
-    At most the last second of counts is lost when a process dies."""
-    field = _field(name, labels)
+def _buffer_add(key: str, field: str, amount: float) -> None:
     with _buffer_lock:
-        _buffer[field] = _buffer.get(field, 0) + amount
-        due = time.monotonic() - _last_flush[0] >= FLUSH_SECONDS
-    if due:
-        flush()
+        _buffer[(key, field)] = _buffer.get((key, field), 0) + amount
+    if _flusher_pid[0] != os.getpid():
+        _start_flusher()
+
+
+def _start_flusher() -> None:
+    # One thread per process (a forked child starts its own) writes the sums once a second.
+    with _buffer_lock:
+        if _flusher_pid[0] == os.getpid():
+            return
+        _flusher_pid[0] = os.getpid()
+
+    def loop() -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            flush()
+
+    threading.Thread(target=loop, name="metrics-flush", daemon=True).start()
+
+
+def incr_buffered(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> None:
+    """For counters on hot paths: summed in the process, written once a second. At most the
+    last second of counts is lost when a process is killed."""
+    _buffer_add(COUNTERS_KEY, _field(name, labels), amount)
 
 
 def flush() -> None:
     with _buffer_lock:
         pending = dict(_buffer)
         _buffer.clear()
-        _last_flush[0] = time.monotonic()
     if not pending:
         return
     try:
         pipe = state_redis().pipeline(transaction=False)
-        for field, amount in pending.items():
-            pipe.hincrby(COUNTERS_KEY, field, amount)
+        for (key, field), amount in pending.items():
+            if float(amount).is_integer():
+                pipe.hincrby(key, field, int(amount))
+            else:
+                pipe.hincrbyfloat(key, field, amount)
         pipe.execute()
     except redis.RedisError as exc:
         logger.warning("metrics lost", extra={"count": len(pending), "error": str(exc)})
@@ -90,18 +110,13 @@ atexit.register(flush)
 
 
 def observe(name: str, value: float, labels: dict[str, str] | None = None) -> None:
-    """Record one observation in a cumulative histogram (Prometheus semantics)."""
-    try:
-        pipe = state_redis().pipeline(transaction=False)
-        for bound in LATENCY_BUCKETS:
-            if value <= bound:
-                pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), 1)
-        pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": "+Inf"}), 1)
-        pipe.hincrby(HISTOGRAM_KEY, _field(f"{name}_count", labels), 1)
-        pipe.hincrbyfloat(HISTOGRAM_KEY, _field(f"{name}_sum", labels), value)
-        pipe.execute()
-    except redis.RedisError as exc:
-        logger.warning("metric lost", extra={"metric": name, "error": str(exc)})
+    """Record one observation in a cumulative histogram (Prometheus semantics), buffered."""
+    for bound in LATENCY_BUCKETS:
+        if value <= bound:
+            _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), 1)
+    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": "+Inf"}), 1)
+    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_count", labels), 1)
+    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_sum", labels), value)
 
 
 def counters() -> dict[str, float]:
@@ -117,12 +132,25 @@ def counter_value(name: str, labels: dict[str, str] | None = None) -> float:
 
 
 def histograms() -> dict[str, float]:
+    flush()
     raw = state_redis().hgetall(HISTOGRAM_KEY)
     return {k.decode(): float(v) for k, v in raw.items()}
 
 
+def _number(value: float) -> str:
+    # `:g` keeps 6 significant digits: a counter past a million would be shown rounded, and
+    # Prometheus would see it move in steps (or backwards after a reset of one process).
+    if value == int(value):
+        return str(int(value))
+    return repr(float(value))
+
+
 def render(gauges: Iterable[tuple[str, dict[str, str], float, str]] = ()) -> str:
-    """Prometheus text exposition of every counter and histogram, plus the given gauges."""
+    """Prometheus text exposition of every counter and histogram, plus the given gauges.
+
+    The gauges are shown even when the state Redis cannot be read, with
+    `interviewprep_metrics_store_up 0`: an outage is when they are needed most.
+    """
     lines: list[str] = []
     seen: set[str] = set()
 
@@ -133,14 +161,23 @@ def render(gauges: Iterable[tuple[str, dict[str, str], float, str]] = ()) -> str
         lines.append(f"# HELP {base} {help_text or HELP.get(base, base)}")
         lines.append(f"# TYPE {base} {kind}")
 
-    for name, labels, value, help_text in gauges:
+    try:
+        stored_counters, stored_histograms, store_up = counters(), histograms(), 1
+    except redis.RedisError as exc:
+        logger.warning("metrics store unavailable", extra={"error": str(exc)})
+        stored_counters, stored_histograms, store_up = {}, {}, 0
+    all_gauges = [
+        *gauges,
+        ("interviewprep_metrics_store_up", {}, store_up, "Whether the counters could be read from Redis."),
+    ]
+    for name, labels, value, help_text in sorted(all_gauges, key=lambda g: g[0]):
         head(name, "gauge", help_text)
-        lines.append(f"{_field(name, labels)} {value:g}")
-    for field, value in sorted(counters().items()):
+        lines.append(f"{_field(name, labels)} {_number(value)}")
+    for field, value in sorted(stored_counters.items()):
         head(field.split("{", 1)[0], "counter")
-        lines.append(f"{field} {value:g}")
-    for field, value in sorted(histograms().items()):
+        lines.append(f"{field} {_number(value)}")
+    for field, value in sorted(stored_histograms.items()):
         base = field.split("{", 1)[0].rsplit("_", 1)[0]
         head(base, "histogram", "Seconds from a job's creation to its final state.")
-        lines.append(f"{field} {value:g}")
+        lines.append(f"{field} {_number(value)}")
     return "\n".join(lines) + "\n"

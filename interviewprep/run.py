@@ -110,6 +110,15 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
+def _how_it_ended(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
 @dataclass
 class Child:
     name: str
@@ -182,7 +191,7 @@ class Supervisor:
         """The first line that says which process died unexpectedly, if one did."""
         for child in self.children:
             if not child.expected_exit and child.proc.poll() is not None:
-                return f"{child.name} exited unexpectedly with status {child.proc.returncode}"
+                return f"{child.name} {_how_it_ended(child.proc.returncode)} unexpectedly"
         for name, alive in watched:
             if not alive():
                 return f"{name} stopped unexpectedly"
@@ -190,17 +199,27 @@ class Supervisor:
 
     def stop_all(self) -> None:
         """SIGTERM to every group still alive, up to STOP_GRACE seconds, then SIGKILL."""
+        if self.stop_signal is not None:
+            self.output.say(f"{signal.Signals(self.stop_signal).name}: stopping everything")
         groups = [child for child in self.children if _group_alive(child.pgid)]
         if groups:
             self.output.say(f"stopping {', '.join(child.name for child in groups)}")
         for child in groups:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pgid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_GRACE
-        while groups and time.monotonic() < deadline and self.signals < 2:
+        started = time.monotonic()
+        nudged = False
+        while groups and time.monotonic() - started < STOP_GRACE and self.signals < 2:
             for child in groups:
                 child.proc.poll()  # reap the leader, or its zombie keeps the group alive
             groups = [child for child in groups if _group_alive(child.pgid)]
+            if groups and not nudged and time.monotonic() - started > STOP_GRACE / 2:
+                # celery beat caught mid-startup turns SIGTERM into a swallowed database error
+                # and carries on: a second one stops it without waiting for SIGKILL.
+                nudged = True
+                for child in groups:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(child.pgid, signal.SIGTERM)
             if groups:
                 time.sleep(0.1)
         for child in groups:
@@ -406,10 +425,10 @@ def main(argv: list[str] | None = None) -> int:
             if status is None:
                 return 0
             if status != 0 and step.name == "release":
-                output.say(f"release ({step.command}) failed with status {status}")
+                output.say(f"release ({step.command}) {_how_it_ended(status)}")
                 return 1
             if status != 0:
-                output.say(f"warning: {step.name} failed with status {status}; starting anyway")
+                output.say(f"warning: {step.name} {_how_it_ended(status)}; starting anyway")
 
         for entry in procfile:
             if entry.name == "release":
@@ -443,9 +462,9 @@ def main(argv: list[str] | None = None) -> int:
             if services.postgres or services.redis:
                 output.say("stopping embedded services")
             services.stop()
-        with contextlib.suppress(FileNotFoundError):
-            state_file.unlink()
-        if lock is not None:
+        if lock is not None:  # only the holder of the folder owns its run.json
+            with contextlib.suppress(FileNotFoundError):
+                state_file.unlink()
             lock.close()
 
 
@@ -474,7 +493,6 @@ def _serve(supervisor: Supervisor, services: embedded.Services, port: int) -> in
                 output.say(f"warning: /healthz is still not 200 after {HEALTH_TIMEOUT:.0f} s: {last}")
                 deadline = float("inf")
         supervisor.wake.wait(0.25 if not healthy else 0.5)
-    output.say(f"{signal.Signals(supervisor.stop_signal or signal.SIGTERM).name}: stopping everything")
     return 0
 
 

@@ -11,6 +11,7 @@ from attempts.models import (
     Attempt,
     AttemptStatus,
     Question,
+    Result,
     StateChange,
     Submission,
     SubmissionStatus,
@@ -104,54 +105,47 @@ def submission_create(*, user, attempt_id: int, answer: str, idempotency_key: st
 
 def result_record(
     *,
-    attempt_id: int,
-    submission_id: int,
+    attempt: Attempt,
+    submission: Submission,
     score: float,
     max_score: float,
     feedback: str,
     details: dict,
     actor: str,
-) -> Attempt | None:
+) -> Result | None:
     """Record a submission's result inside the caller's fenced transaction.
 
-    The caller holds the attempt row lock and has checked its lease; this checks that the
-    submission is still the latest and writes the one result (the database refuses a second).
-    Returns the updated attempt, or None when the submission is no longer the latest.
+    The caller holds the attempt's row lock (under which alone a submission's row is written)
+    and has checked its lease. Writes only while the submission is still the latest; the
+    database refuses a second result for it (IntegrityError). None when it is not the latest.
     """
-    from attempts.models import Result
-
-    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
-    if attempt.latest_submission_id != submission_id:
+    if attempt.latest_submission_id != submission.pk:
         return None
-    submission = Submission.objects.select_for_update().get(pk=submission_id)
-    Result.objects.create(submission=submission, score=score, max_score=max_score, feedback=feedback, details=details)
+    result = Result.objects.create(
+        submission=submission, score=score, max_score=max_score, feedback=feedback, details=details
+    )
     record: list[StateChange] = []
     transition(submission, SubmissionStatus.COMPLETED, actor=actor, record=record)
     transition(
         attempt,
         AttemptStatus.COMPLETED,
         actor=actor,
-        reason=f"result of submission {submission_id}",
+        reason=f"result of submission {submission.pk}",
         changes={"scored_submission": submission},
         record=record,
     )
     StateChange.objects.bulk_create(record)
-    return attempt
+    return result
 
 
-def submission_mark_processing(*, attempt_id: int, submission_id: int, actor: str) -> bool:
-    """Inside the caller's transaction: the submission (and its attempt) start processing.
-    False when the submission is no longer the attempt's latest."""
-    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
-    if attempt.latest_submission_id != submission_id:
-        return False
-    submission = Submission.objects.select_for_update().get(pk=submission_id)
+def submission_start_processing(*, attempt: Attempt, submission: Submission, actor: str) -> None:
+    """Inside the caller's transaction, the attempt locked and the submission its latest: both
+    move to processing (a retry finds them there already and changes nothing)."""
     record: list[StateChange] = []
     transition(submission, SubmissionStatus.PROCESSING, actor=actor, record=record)
     transition(attempt, AttemptStatus.PROCESSING, actor=actor, record=record)
     if record:
         StateChange.objects.bulk_create(record)
-    return True
 
 
 def submission_mark_failed(*, submission_id: int, actor: str, reason: str) -> None:

@@ -94,6 +94,8 @@ class Claim:
     attempt_id: int | None
     practice_request_id: int | None
     created_at: object
+    # What the run needs, read under the claim's locks (evaluate jobs only).
+    submission: Submission | None = None
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -107,27 +109,40 @@ class Claim:
         return f"practice-request:{self.practice_request_id}"
 
 
-def _claimable(now) -> Q:
-    return (
-        Q(status__in=[JobStatus.PENDING, JobStatus.QUEUED])
-        | Q(status=JobStatus.RETRYING, next_retry_at__lte=now)
-        | Q(status=JobStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=lease_timeout()))
-    )
+def _is_claimable(job: EvaluationJob, now) -> bool:
+    if job.status in (JobStatus.PENDING, JobStatus.QUEUED):
+        return True
+    if job.status == JobStatus.RETRYING:
+        return job.next_retry_at is None or job.next_retry_at <= now
+    if job.status == JobStatus.RUNNING:
+        return job.heartbeat_at is None or job.heartbeat_at < now - timedelta(seconds=lease_timeout())
+    return False
 
 
 def job_claim(*, job_id: int, worker: str) -> Claim | None:
-    """Claim the job for this run, or return None when there is nothing to do now."""
+    """Claim the job for this run, or return None when there is nothing to do now.
+
+    One transaction: lock the attempt, then the job; decide on the locked row; take a fresh
+    lease token; and for an evaluate job, check its submission is still the latest and move it
+    and its attempt to processing. (A submission's row is only ever written under its attempt's
+    lock, so holding that lock is enough to read and move it.)
+    """
+    from attempts.services.attempts import submission_start_processing
+    from attempts.services.practice import practice_request_mark_processing
+
     now = timezone.now()
     attempt_id = EvaluationJob.objects.filter(pk=job_id).values_list("submission__attempt_id", flat=True).first()
     with transaction.atomic():
-        if attempt_id is not None:
-            _lock_attempt(attempt_id)
+        attempt = Attempt.objects.select_for_update().get(pk=attempt_id) if attempt_id is not None else None
         job = (
-            EvaluationJob.objects.select_for_update(of=("self",)).select_related("submission").filter(pk=job_id).first()
+            EvaluationJob.objects.select_for_update(of=("self",))
+            .select_related("submission__attempt__question")
+            .filter(pk=job_id)
+            .first()
         )
         if job is None or job.status in FINAL_JOB_STATUSES:
             return None
-        if not EvaluationJob.objects.filter(_claimable(now), pk=job_id).exists():
+        if not _is_claimable(job, now):
             if job.status == JobStatus.RUNNING:
                 _recheck_later(job)
             return None
@@ -136,6 +151,9 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
             JobTry.objects.filter(job=job, outcome=Outcome.RUNNING).update(
                 outcome=Outcome.ABANDONED, finished_at=now, error="heartbeat stopped (worker died or hung)"
             )
+        if attempt is not None and attempt.latest_submission_id != job.submission_id:
+            _finish(job, JobStatus.DISCARDED, reason="superseded by a newer submission")
+            return None
         if job.tries >= job.max_tries:
             _dead_letter(
                 job,
@@ -152,19 +170,16 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
         job.next_retry_at = None
         job.started_at = job.started_at or now
         job.save(
-            update_fields=[
-                "status",
-                "tries",
-                "lease_token",
-                "heartbeat_at",
-                "next_retry_at",
-                "started_at",
-                "updated_at",
-            ]
+            update_fields=["status", "tries", "lease_token", "heartbeat_at", "next_retry_at", "started_at", "updated_at"]
         )
-        job_try = JobTry.objects.create(
-            job=job, number=job.tries, lease_token=token, worker=worker[:200], started_at=now
-        )
+        job_try = JobTry.objects.create(job=job, number=job.tries, lease_token=token, worker=worker[:200], started_at=now)
+        actor = f"job:{job.pk}:try:{job.tries}"
+        if attempt is not None:
+            attempt.question = job.submission.attempt.question
+            job.submission.attempt = attempt
+            submission_start_processing(attempt=attempt, submission=job.submission, actor=actor)
+        else:
+            practice_request_mark_processing(practice_request_id=job.practice_request_id, actor=actor)
     return Claim(
         job_id=job.pk,
         kind=job.kind,
@@ -177,6 +192,7 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
         attempt_id=attempt_id,
         practice_request_id=job.practice_request_id,
         created_at=job.created_at,
+        submission=job.submission,
     )
 
 
@@ -189,19 +205,14 @@ def _recheck_later(job: EvaluationJob) -> None:
     outbox_add(job=job, available_at=job.heartbeat_at + timedelta(seconds=lease_timeout() + 0.5))
 
 
-def _lock_attempt(attempt_id: int) -> None:
-    list(Attempt.objects.select_for_update().filter(pk=attempt_id).values_list("pk", flat=True))
-
-
-def _fenced(claim: Claim) -> EvaluationJob | None:
+def _fenced(claim: Claim) -> tuple[Attempt | None, EvaluationJob | None]:
     """Inside a transaction: lock the attempt (if any), then the job; the job only if this run
     still holds its lease."""
-    if claim.attempt_id is not None:
-        _lock_attempt(claim.attempt_id)
+    attempt = Attempt.objects.select_for_update().get(pk=claim.attempt_id) if claim.attempt_id is not None else None
     job = EvaluationJob.objects.select_for_update().get(pk=claim.job_id)
     if job.lease_token != claim.token or job.status != JobStatus.RUNNING:
-        return None
-    return job
+        return attempt, None
+    return attempt, job
 
 
 def _end_try(claim: Claim, outcome: str, error: str = "") -> None:
@@ -225,7 +236,7 @@ def _finish(job: EvaluationJob, status: str, *, reason: str = "") -> None:
 
 
 def _count_finished(kind: str, status: str, latency: float) -> None:
-    metrics.incr("interviewprep_jobs_finished_total", {"kind": kind, "status": status})
+    metrics.incr_buffered("interviewprep_jobs_finished_total", {"kind": kind, "status": status})
     metrics.observe("interviewprep_job_latency_seconds", latency, {"kind": kind})
 
 
@@ -272,7 +283,7 @@ def retry_delay(tries: int, retry_after: float | None = None) -> float:
 
 def job_fail_transient(claim: Claim, error: str, *, retry_after: float | None = None) -> str:
     with transaction.atomic():
-        job = _fenced(claim)
+        _, job = _fenced(claim)
         if job is None:
             _end_try(claim, Outcome.LOST_LEASE, error)
             return "lost_lease"
@@ -293,7 +304,7 @@ def job_fail_transient(claim: Claim, error: str, *, retry_after: float | None = 
 
 def job_fail_permanent(claim: Claim, error: str, tb: str) -> str:
     with transaction.atomic():
-        job = _fenced(claim)
+        _, job = _fenced(claim)
         if job is None:
             _end_try(claim, Outcome.LOST_LEASE, error)
             return "lost_lease"
@@ -306,7 +317,7 @@ def job_defer_for_lock(claim: Claim) -> str:
     """The per-attempt lock is held by another run: give the try back and come again soon."""
     metrics.incr("interviewprep_lock_contention_total", {"kind": claim.kind})
     with transaction.atomic():
-        job = _fenced(claim)
+        _, job = _fenced(claim)
         _end_try(claim, Outcome.LOCK_CONTENDED, "per-attempt lock held by another run")
         if job is None:
             return "lost_lease"
@@ -363,20 +374,9 @@ class Heartbeat:
 
 
 def _evaluate(claim: Claim, beat: Heartbeat) -> str:
-    from attempts.services.attempts import result_record, submission_mark_processing
+    from attempts.services.attempts import result_record
 
-    with transaction.atomic():
-        job = _fenced(claim)
-        if job is None:
-            _end_try(claim, Outcome.LOST_LEASE)
-            return "lost_lease"
-        if not submission_mark_processing(
-            attempt_id=claim.attempt_id, submission_id=claim.submission_id, actor=claim.actor
-        ):
-            _end_try(claim, Outcome.DISCARDED, "superseded by a newer submission")
-            _finish(job, JobStatus.DISCARDED, reason="superseded by a newer submission")
-            return "discarded"
-    submission = Submission.objects.select_related("attempt__question").get(pk=claim.submission_id)
+    submission = claim.submission
     question = submission.attempt.question
     request = EvaluationRequest(
         question_slug=question.slug,
@@ -393,62 +393,58 @@ def _evaluate(claim: Claim, beat: Heartbeat) -> str:
         _end_try(claim, Outcome.LOST_LEASE, "lease lost while evaluating")
         return "lost_lease"
     faults.before_result_commit()
-    with transaction.atomic():
-        job = _fenced(claim)
-        if job is None:
-            _end_try(claim, Outcome.LOST_LEASE, "lease lost before the result was written")
-            return "lost_lease"
-        try:
-            with transaction.atomic():
-                attempt = result_record(
-                    attempt_id=claim.attempt_id,
-                    submission_id=claim.submission_id,
-                    score=outcome.score,
-                    max_score=outcome.max_score,
-                    feedback=outcome.feedback,
-                    details=outcome.details,
-                    actor=claim.actor,
-                )
-        except IntegrityError:
-            attempt = None
-            reason = "the submission already has its result"
-        else:
-            reason = "superseded by a newer submission"
-        if attempt is None:
-            _end_try(claim, Outcome.DISCARDED, reason)
-            _finish(job, JobStatus.DISCARDED, reason=reason)
-            return "discarded"
-        _end_try(claim, Outcome.SUCCEEDED)
-        _finish(job, JobStatus.SUCCEEDED)
-        transaction.on_commit(lambda: _after_result(attempt.pk))
+    try:
+        with transaction.atomic():
+            attempt, job = _fenced(claim)
+            if job is None:
+                _end_try(claim, Outcome.LOST_LEASE, "lease lost before the result was written")
+                return "lost_lease"
+            result = result_record(
+                attempt=attempt,
+                submission=submission,
+                score=outcome.score,
+                max_score=outcome.max_score,
+                feedback=outcome.feedback,
+                details=outcome.details,
+                actor=claim.actor,
+            )
+            if result is None:
+                _end_try(claim, Outcome.DISCARDED, "superseded by a newer submission")
+                _finish(job, JobStatus.DISCARDED, reason="superseded by a newer submission")
+                return "discarded"
+            _end_try(claim, Outcome.SUCCEEDED)
+            _finish(job, JobStatus.SUCCEEDED)
+            transaction.on_commit(lambda: _after_result(attempt, result))
+    except IntegrityError:
+        # The one result per submission exists already (the unique constraint said so).
+        with transaction.atomic():
+            _, job = _fenced(claim)
+            if job is None:
+                return "lost_lease"
+            _end_try(claim, Outcome.DISCARDED, "the submission already has its result")
+            _finish(job, JobStatus.DISCARDED, reason="the submission already has its result")
+        return "discarded"
     return "succeeded"
 
 
-def _after_result(attempt_id: int) -> None:
-    """After the result commit: refresh the cached attempt. A failure here costs a cache miss."""
+def _after_result(attempt: Attempt, result) -> None:
+    """After the result commit: put the new copy in the cache. A failure costs a cache miss."""
+    from attempts.selectors.attempts import attempt_payload
+    from attempts.selectors.cache import attempt_cache_store
+
     try:
-        from attempts.selectors.attempts import attempt_cache_refresh
-    except ImportError:
-        return
-    try:
-        attempt_cache_refresh(attempt_id=attempt_id)
+        attempt_cache_store(payload={**attempt_payload(attempt, result), "user_id": attempt.user_id})
     except Exception:  # noqa: BLE001 - the cache may lag, never lie; the next read recomputes
-        logger.warning("cache refresh after result failed", exc_info=True)
+        logger.warning("cache write after result failed", exc_info=True)
 
 
 def _generate(claim: Claim, beat: Heartbeat) -> str:
-    from attempts.services.practice import practice_request_fulfil, practice_request_mark_processing
+    from attempts.services.practice import practice_request_fulfil
 
-    with transaction.atomic():
-        job = _fenced(claim)
-        if job is None:
-            _end_try(claim, Outcome.LOST_LEASE)
-            return "lost_lease"
-        practice_request_mark_processing(practice_request_id=claim.practice_request_id, actor=claim.actor)
     faults.before_evaluate()
     faults.before_result_commit()
     with transaction.atomic():
-        job = _fenced(claim)
+        _, job = _fenced(claim)
         if job is None:
             _end_try(claim, Outcome.LOST_LEASE, "lease lost before the choice was written")
             return "lost_lease"

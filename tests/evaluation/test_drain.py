@@ -1,0 +1,53 @@
+"""10,000 queued jobs with the instant evaluator drain completely, with one result each."""
+
+import os
+import time
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from attempts.models import Attempt, AttemptStatus, Result, Submission
+from evaluation.models import EvaluationJob, JobKind, JobStatus, Outbox
+from evaluation.services.outbox import TASKS
+from tests.factories import QuestionFactory, UserFactory
+from tests.processes import wait_for
+
+JOBS = int(os.environ.get("DRAIN_JOBS", "10000"))
+
+
+def _bulk_queue(count):
+    """The state a burst of `count` submits leaves behind, written in bulk."""
+    user, question = UserFactory(), QuestionFactory()
+    attempts = Attempt.objects.bulk_create(
+        Attempt(user=user, question=question, status=AttemptStatus.QUEUED, version=2) for _ in range(count)
+    )
+    submissions = Submission.objects.bulk_create(Submission(attempt=a, answer="score=90") for a in attempts)
+    for attempt, submission in zip(attempts, submissions, strict=True):
+        attempt.latest_submission = submission
+    Attempt.objects.bulk_update(attempts, ["latest_submission"], batch_size=2000)
+    jobs = EvaluationJob.objects.bulk_create(
+        EvaluationJob(kind=JobKind.EVALUATE, submission=s, status=JobStatus.PENDING, max_tries=5) for s in submissions
+    )
+    task_name, queue = TASKS[JobKind.EVALUATE]
+    now = timezone.now()
+    Outbox.objects.bulk_create(Outbox(job=j, queue=queue, task_name=task_name, available_at=now) for j in jobs)
+
+
+def test_ten_thousand_queued_jobs_drain_with_one_result_each(workers, relay, assert_invariants):
+    _bulk_queue(JOBS)
+    connection.close()
+    workers(concurrency=2)
+    started = time.monotonic()
+    wait_for(
+        lambda: Result.objects.count() == JOBS,
+        timeout=max(120, JOBS / 25),
+        interval=1.0,
+        message=f"{JOBS} results",
+    )
+    elapsed = time.monotonic() - started
+    print(f"\n{JOBS} jobs drained in {elapsed:.1f} s ({JOBS / elapsed:.0f} per second)")
+    assert EvaluationJob.objects.filter(status=JobStatus.SUCCEEDED).count() == JOBS
+    assert not Outbox.objects.filter(published_at__isnull=True).exists()
+    assert Submission.objects.filter(status="completed").count() == JOBS
+    assert_invariants()
