@@ -1,0 +1,88 @@
+"""Every illegal transition is refused, counted and leaves the row as it was."""
+
+import itertools
+
+import pytest
+from django.db import transaction
+
+from attempts.errors import IllegalTransition
+from attempts.models import (
+    Attempt,
+    AttemptStatus,
+    PracticeRequest,
+    PracticeRequestStatus,
+    StateChange,
+    Submission,
+    SubmissionStatus,
+)
+from attempts.services.transitions import TABLES, is_legal, transition_locked
+from interviewprep import metrics
+from tests.factories import AttemptFactory, UserFactory
+
+
+def _make(model, status):
+    if model is Attempt:
+        return AttemptFactory(status=status)
+    if model is Submission:
+        return Submission.objects.create(attempt=AttemptFactory(), answer="x", status=status)
+    return PracticeRequest.objects.create(user=UserFactory(), status=status)
+
+
+STATUSES = {Attempt: AttemptStatus, Submission: SubmissionStatus, PracticeRequest: PracticeRequestStatus}
+ILLEGAL = [
+    (model, source, target)
+    for model, choices in STATUSES.items()
+    for source, target in itertools.product(choices.values, repeat=2)
+    if source != target and not is_legal(model, source, target)
+]
+LEGAL = [
+    (model, source, target)
+    for model, table in TABLES.items()
+    for source, targets in table.items()
+    for target in targets
+    if source != target
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("model", "source", "target"), ILLEGAL, ids=lambda v: getattr(v, "__name__", v))
+def test_illegal_transition_is_refused_and_leaves_the_row_as_it_was(model, source, target):
+    obj = _make(model, source)
+    before = model.objects.filter(pk=obj.pk).values().get()
+    counted = metrics.counter_value(
+        "interviewprep_invalid_transitions_total",
+        {"entity": obj._meta.model_name.replace("practicerequest", "practice_request"), "from": source, "to": target},
+    )
+    with pytest.raises(IllegalTransition):
+        with transaction.atomic():
+            transition_locked(model, obj.pk, target, actor="test")
+    assert model.objects.filter(pk=obj.pk).values().get() == before
+    assert not StateChange.objects.filter(object_id=obj.pk, to_status=target).exists()
+    after = metrics.counter_value(
+        "interviewprep_invalid_transitions_total",
+        {"entity": obj._meta.model_name.replace("practicerequest", "practice_request"), "from": source, "to": target},
+    )
+    assert after == counted + 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("model", "source", "target"), LEGAL, ids=lambda v: getattr(v, "__name__", v))
+def test_legal_transition_moves_records_and_bumps_the_attempt_version(model, source, target):
+    obj = _make(model, source)
+    version = getattr(obj, "version", None)
+    assert transition_locked(model, obj.pk, target, actor="test", reason="because") is True
+    obj.refresh_from_db()
+    assert obj.status == target
+    change = StateChange.objects.get(object_id=obj.pk, to_status=target)
+    assert (change.from_status, change.actor, change.reason) == (source, "test", "because")
+    if version is not None:
+        assert obj.version == version + 1
+
+
+@pytest.mark.django_db
+def test_moving_to_the_current_state_changes_nothing():
+    attempt = AttemptFactory(status=AttemptStatus.PROCESSING)
+    assert transition_locked(Attempt, attempt.pk, AttemptStatus.PROCESSING, actor="test") is False
+    attempt.refresh_from_db()
+    assert attempt.version == 1
+    assert not StateChange.objects.exists()
