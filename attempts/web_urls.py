@@ -1,1 +1,22 @@
-urlpatterns: list = []
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from attempts import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("register/", views.register, name="register"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="registration/login.html", redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("questions/", views.questions, name="questions"),
+    path("questions/<int:question_id>/", views.question_detail, name="question"),
+    path("questions/<int:question_id>/start/", views.attempt_start, name="attempt_start"),
+    path("attempts/", views.attempts, name="attempts"),
+    path("attempts/<int:attempt_id>/", views.attempt_detail, name="attempt"),
+    path("practice/", views.practice_request_new, name="practice"),
+    path("practice/<int:practice_request_id>/", views.practice_request_detail, name="practice_request"),
+]
