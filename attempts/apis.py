@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from attempts.errors import AnswerTooLarge, InvalidInput
 from attempts.selectors.attempts import (
     attempt_get_for_user,
+    attempt_payload,
     attempt_list_for_user,
     attempt_payloads,
     practice_request_get_for_user,
@@ -22,7 +23,7 @@ from attempts.selectors.attempts import (
     submission_payloads,
 )
 from attempts.services.accounts import token_obtain, user_register
-from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.attempts import attempt_create, attempt_create_once, submission_create
 from attempts.services.idempotency import StoredResponse, idempotency_key_validate, request_fingerprint
 from attempts.services.practice import practice_request_create, practice_request_payload
 from interviewprep.api import Pagination
@@ -177,11 +178,21 @@ class AttemptListCreateApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: ATTEMPT_SCHEMA})
     def post(self, request):
-        serializer = self.InputSerializer(data=_json_object(request))
+        data = _json_object(request)
+        serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key")
+        if key is not None:
+            # Optional here (API.md): honoured when sent, so a retried create opens one attempt.
+            stored = attempt_create_once(
+                user=request.user,
+                **serializer.validated_data,
+                idempotency_key=idempotency_key_validate(key),
+                fingerprint=_fingerprint(request, data),
+            )
+            return _stored_response(stored)
         attempt = attempt_create(user=request.user, **serializer.validated_data)
-        payload = attempt_get_for_user(user=request.user, attempt_id=attempt.pk)
-        return Response(payload, status=status.HTTP_201_CREATED)
+        return Response(attempt_payload(attempt, None), status=status.HTTP_201_CREATED)
 
 
 class AttemptDetailApi(APIView):

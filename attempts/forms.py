@@ -99,3 +99,7 @@ class PracticeRequestForm(forms.Form):
         widget=forms.TextInput(attrs={"placeholder": "e.g. dynamic-programming"}),
     )
     idempotency_key = IdempotencyKeyField()
+
+
+class AttemptStartForm(forms.Form):
+    idempotency_key = IdempotencyKeyField()

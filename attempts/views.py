@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from attempts.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 from attempts.forms import (
+    AttemptStartForm,
     PracticeRequestForm,
     QuestionFilterForm,
     RegisterForm,
@@ -38,7 +39,7 @@ from attempts.selectors.attempts import (
 )
 from attempts.selectors.questions import question_get, question_list
 from attempts.services.accounts import user_register
-from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.attempts import attempt_create, attempt_create_once, submission_create
 from attempts.services.idempotency import request_fingerprint
 from attempts.services.practice import practice_request_create
 
@@ -206,7 +207,11 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
     return render(
         request,
         "questions/detail.html",
-        {"question": question, "examples": _examples_view(question.examples)},
+        {
+            "question": question,
+            "examples": _examples_view(question.examples),
+            "start_form": AttemptStartForm(initial={"idempotency_key": idempotency_key_new()}),
+        },
     )
 
 
@@ -216,11 +221,22 @@ def attempt_start(request: HttpRequest, question_id: int) -> HttpResponse:
     if request.method == "GET":
         # Reached after logging in from a "start" link: starting is a POST, so show the question.
         return redirect("question", question_id=question_id)
+    form = AttemptStartForm(request.POST)
     try:
-        attempt = attempt_create(user=request.user, question_id=question_id)
+        if form.is_valid():
+            # The button's form carries a key drawn with the page: a double click opens one attempt.
+            stored = attempt_create_once(
+                user=request.user,
+                question_id=question_id,
+                idempotency_key=form.cleaned_data["idempotency_key"],
+                fingerprint=request_fingerprint(method="POST", path=request.path, data={}),
+            )
+            attempt_id = json.loads(stored.body)["id"]
+        else:
+            attempt_id = attempt_create(user=request.user, question_id=question_id).pk
     except NotFound:
         raise Http404("No such question.") from None
-    return redirect("attempt", attempt_id=attempt.pk)
+    return redirect("attempt", attempt_id=attempt_id)
 
 
 @login_required

@@ -29,6 +29,16 @@ def attempt_create(*, user, question_id: int) -> Attempt:
     return Attempt.objects.create(user=user, question=question)
 
 
+def attempt_create_once(*, user, question_id: int, idempotency_key: str, fingerprint: str) -> StoredResponse:
+    """`attempt_create` under an idempotency key: a double click opens one attempt."""
+    from attempts.selectors.attempts import attempt_payload
+
+    def work() -> tuple[int, dict[str, Any]]:
+        return 201, attempt_payload(attempt_create(user=user, question_id=question_id), None)
+
+    return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
+
+
 def answer_validate(answer: Any) -> str:
     if not isinstance(answer, str):
         raise InvalidInput("answer must be a string.", field="answer")

@@ -230,3 +230,20 @@ def test_two_different_submits_racing_on_one_attempt_both_stored_one_latest():
         latest = next(s for s in submissions if s.status == "queued")
         assert attempt.latest_submission_id == latest.pk
         assert Attempt.objects.get(pk=attempt.pk).status == AttemptStatus.QUEUED
+
+
+@pytest.mark.django_db
+def test_creating_an_attempt_honours_an_idempotency_key_when_sent(api_client_for):
+    from tests.factories import QuestionFactory
+
+    user, question = UserFactory(), QuestionFactory()
+    client = api_client_for(user)
+    first = client.post("/api/v1/attempts/", {"question_id": question.pk}, format="json", HTTP_IDEMPOTENCY_KEY="a1")
+    again = client.post("/api/v1/attempts/", {"question_id": question.pk}, format="json", HTTP_IDEMPOTENCY_KEY="a1")
+    assert first.status_code == again.status_code == 201
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert Attempt.objects.filter(user=user).count() == 1
+    plain = client.post("/api/v1/attempts/", {"question_id": question.pk}, format="json")
+    assert plain.status_code == 201 and plain.json()["status"] == "draft"
+    assert Attempt.objects.filter(user=user).count() == 2
+    assert client.post("/api/v1/attempts/", {"question_id": 999999}, format="json").status_code == 404

@@ -436,3 +436,21 @@ def test_practice_request_form_refusals(client, candidate):
 def test_another_users_practice_request_is_404(client, candidate):
     theirs = PracticeRequest.objects.create(user=UserFactory())
     assert client.get(f"/practice/{theirs.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_double_click_on_start_opens_one_attempt(client):
+    import re
+
+    from attempts.models import Attempt
+    from tests.factories import QuestionFactory, UserFactory
+
+    user, question = UserFactory(), QuestionFactory()
+    client.force_login(user)
+    page = client.get(f"/questions/{question.pk}/").content.decode()
+    key = re.search(r'name="idempotency_key" value="([0-9a-f]+)"', page).group(1)
+    first = client.post(f"/questions/{question.pk}/start/", {"idempotency_key": key})
+    second = client.post(f"/questions/{question.pk}/start/", {"idempotency_key": key})
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"]
+    assert Attempt.objects.filter(user=user, question=question).count() == 1
