@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 from attempts.errors import AnswerTooLarge, InvalidInput
 from attempts.selectors.attempts import (
     attempt_get_for_user,
-    attempt_payload,
     attempt_list_for_user,
+    attempt_payload,
     attempt_payloads,
     practice_request_get_for_user,
     submission_get_for_user,
@@ -90,7 +90,16 @@ class RegisterApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: inline_serializer("Registered", {"id": serializers.IntegerField(), "username": serializers.CharField(), "token": serializers.CharField()})},
+        responses={
+            201: inline_serializer(
+                "Registered",
+                {
+                    "id": serializers.IntegerField(),
+                    "username": serializers.CharField(),
+                    "token": serializers.CharField(),
+                },
+            )
+        },
     )
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
@@ -107,7 +116,9 @@ class TokenApi(APIView):
         username = StrictCharField(max_length=150)
         password = StrictCharField(max_length=128, trim_whitespace=False)
 
-    @extend_schema(request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})})
+    @extend_schema(
+        request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})}
+    )
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)

@@ -4,6 +4,10 @@ from evaluation import apis
 
 urlpatterns = [
     path("ops/dead-letters/", apis.DeadLetterListApi.as_view(), name="api-dead-letters"),
-    path("ops/dead-letters/<int:dead_letter_id>/replay/", apis.DeadLetterReplayApi.as_view(), name="api-dead-letter-replay"),
+    path(
+        "ops/dead-letters/<int:dead_letter_id>/replay/",
+        apis.DeadLetterReplayApi.as_view(),
+        name="api-dead-letter-replay",
+    ),
     path("ops/attempts/<int:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
 ]

@@ -91,9 +91,7 @@ def submission_payloads(submissions: list[Submission]) -> list[dict[str, Any]]:
 
 
 def submission_get_for_user(*, user, submission_id: int) -> dict[str, Any]:
-    submission = (
-        Submission.objects.select_related("result").filter(pk=submission_id, attempt__user=user).first()
-    )
+    submission = Submission.objects.select_related("result").filter(pk=submission_id, attempt__user=user).first()
     if submission is None:
         raise NotFound(f"There is no submission {submission_id}.")
     return submission_payload(submission, getattr(submission, "result", None))

@@ -1,7 +1,8 @@
 """The attempt cache: version-stamped, may lag, never lies (DESIGN.md step 5, promise 7).
 
 Each attempt is one Redis hash on the cache database: `version`, `payload`, and `floor`, the
-lowest version a reader may trust, with `floor_until`, when that floor lapses.
+lowest version a reader may trust, with `floor_until`, the writer's deadline: a copy read from
+the database after it is authoritative and clears the floor (the writer committed or rolled back).
 - Every change of an attempt's state raises the floor *before* its transaction commits (from
   `transition()`), so once the writer has committed, no older copy is served even if the
   writer dies before refreshing the cache.
@@ -11,8 +12,8 @@ lowest version a reader may trust, with `floor_until`, when that floor lapses.
 - A reader passing `min_version` never gets a copy older than that.
 - A cold key is computed by the reader holding a short lease; the others wait briefly for its
   copy (single flight), and fall back to the database if it does not come.
-- Redis slow or down: every call has a 250 ms timeout and no retry, after a failure the cache
-  is skipped for a second, and the database answers.
+- Redis slow or down: every call has a 250 ms timeout and no retry, after a failure reads skip
+  the cache for a second, and the database answers. Floor raises are always tried.
 """
 
 from __future__ import annotations
@@ -36,25 +37,41 @@ LEASE_MS = 2000
 WAIT_FOR_LEASE_SECONDS = 0.5
 BACKOFF_AFTER_ERROR = 1.0
 
-# KEYS[1] = hash; ARGV = version, payload, ttl, now
+# KEYS[1] = hash; ARGV = version, payload, ttl, read_at (when the copy was read from PostgreSQL)
+# Returns 1 stored, 0 not newer than the cached copy, -1 below a floor that was in force when the
+# copy was read. A copy read after its floor lapsed is the database's word on a writer that has
+# long committed or rolled back, so it clears that floor (else a rolled-back writer's floor would
+# force misses for ever).
 _SET_IF_NEWER = """
 local cur = tonumber(redis.call('hget', KEYS[1], 'version') or '-1')
 local v = tonumber(ARGV[1])
-if v <= cur then return 0 end
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
 local floor_until = tonumber(redis.call('hget', KEYS[1], 'floor_until') or '0')
-if v < floor and tonumber(ARGV[4]) < floor_until then return -1 end
+local read_at = tonumber(ARGV[4])
+if v < floor and read_at < floor_until then return -1 end
+if floor >= 0 and read_at >= floor_until and v >= cur then
+  redis.call('hdel', KEYS[1], 'floor', 'floor_until')
+end
+if v <= cur then return 0 end
 redis.call('hset', KEYS[1], 'version', ARGV[1], 'payload', ARGV[2])
 redis.call('expire', KEYS[1], ARGV[3])
 return 1
 """
-# KEYS[1] = hash; ARGV = version, floor_until, ttl
+# KEYS[1] = hash; ARGV = version, floor_until, ttl, now
+# A live floor only ever goes up and lasts until the last writer's deadline; a lapsed one is
+# replaced. (Raising only when the version is higher would make a writer reusing the version of a
+# rolled-back one a no-op, leaving it with the lapsed floor: its older copies would be served.)
 _RAISE_FLOOR = """
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
-if tonumber(ARGV[1]) > floor then
-  redis.call('hset', KEYS[1], 'floor', ARGV[1], 'floor_until', ARGV[2])
-  redis.call('expire', KEYS[1], ARGV[3])
+local floor_until = tonumber(redis.call('hget', KEYS[1], 'floor_until') or '0')
+local v = tonumber(ARGV[1])
+local new_until = tonumber(ARGV[2])
+if tonumber(ARGV[4]) < floor_until then
+  if floor > v then v = floor end
+  if floor_until > new_until then new_until = floor_until end
 end
+redis.call('hset', KEYS[1], 'floor', tostring(v), 'floor_until', tostring(new_until))
+redis.call('expire', KEYS[1], ARGV[3])
 return 1
 """
 
@@ -79,16 +96,20 @@ def _failed(exc: Exception) -> None:
 
 
 def attempt_cache_raise_floor(*, attempt_id: int, version: int) -> None:
-    """Called inside the writer's transaction, before commit."""
-    if not _available():
-        return
+    """Called inside the writer's transaction, before commit.
+
+    Tried even while this process backs off after a cache error: skipping it would let an older
+    copy be served once Redis answers again, and one 250 ms wait on a write is the cheaper loss.
+    """
+    now = time.time()
     try:
-        cache_redis().eval(_RAISE_FLOOR, 1, _key(attempt_id), version, time.time() + FLOOR_SECONDS, TTL_SECONDS)
+        cache_redis().eval(_RAISE_FLOOR, 1, _key(attempt_id), version, now + FLOOR_SECONDS, TTL_SECONDS, now)
     except redis.RedisError as exc:
         _failed(exc)
 
 
-def _store(attempt_id: int, payload: dict[str, Any]) -> int:
+def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
+    """Set the copy if newer; `read_at` is when it was read from the database (see _SET_IF_NEWER)."""
     return int(
         cache_redis().eval(
             _SET_IF_NEWER,
@@ -97,7 +118,7 @@ def _store(attempt_id: int, payload: dict[str, Any]) -> int:
             payload["version"],
             json.dumps(payload, separators=(",", ":")),
             TTL_SECONDS,
-            time.time(),
+            read_at,
         )
     )
 
@@ -109,24 +130,48 @@ def _compute(attempt_id: int) -> dict[str, Any] | None:
     return attempt_payload_from_db(attempt_id=attempt_id)
 
 
-def attempt_cache_refresh(*, attempt_id: int) -> dict[str, Any] | None:
-    """After a commit: put the database's copy in the cache (if it is the newest)."""
+def _compute_and_store(attempt_id: int) -> dict[str, Any] | None:
+    # Taken before the query: the copy is at least as new as the database at this instant.
+    read_at = time.time()
     payload = _compute(attempt_id)
-    if payload is not None and _available():
-        try:
-            _store(attempt_id, payload)
-        except redis.RedisError as exc:
-            _failed(exc)
+    if payload is not None:
+        _store(attempt_id, payload, read_at=read_at)
     return payload
 
 
-def _read(attempt_id: int) -> tuple[dict[str, Any] | None, int, bool]:
-    """(cached payload or None, floor, the floor is in force)."""
-    fields = cache_redis().hmget(_key(attempt_id), "payload", "floor", "floor_until")
+def attempt_cache_store(*, payload: dict[str, Any]) -> None:
+    """After a commit, with the committed copy in hand: put it in the cache if newest."""
+    if not _available():
+        return
+    try:
+        _store(payload["id"], payload)
+    except redis.RedisError as exc:
+        _failed(exc)
+
+
+def attempt_cache_refresh(*, attempt_id: int) -> dict[str, Any] | None:
+    """After a commit: put the database's copy in the cache (if it is the newest)."""
+    if not _available():
+        return _compute(attempt_id)
+    try:
+        return _compute_and_store(attempt_id)
+    except redis.RedisError as exc:
+        _failed(exc)
+        return _compute(attempt_id)
+
+
+def _read(attempt_id: int) -> tuple[dict[str, Any] | None, int]:
+    """(cached payload or None, floor or -1)."""
+    fields = cache_redis().hmget(_key(attempt_id), "payload", "floor")
     payload = json.loads(fields[0]) if fields[0] else None
     floor = int(fields[1]) if fields[1] else -1
-    floor_live = bool(fields[2]) and float(fields[2]) > time.time()
-    return payload, floor, floor_live
+    return payload, floor
+
+
+def _fresh_enough(payload: dict[str, Any] | None, floor: int, min_version: int | None) -> bool:
+    # A floor counts even after it lapsed: a copy below it may predate a committed write whose
+    # cache refresh never happened. Only a copy read from the database after the lapse clears it.
+    return payload is not None and payload["version"] >= max(min_version or 0, floor)
 
 
 def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[str, Any] | None:
@@ -134,20 +179,19 @@ def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[s
     if not _available():
         return _compute(attempt_id)
     try:
-        payload, floor, floor_live = _read(attempt_id)
+        payload, floor = _read(attempt_id)
     except redis.RedisError as exc:
         _failed(exc)
         return _compute(attempt_id)
-    wanted = max(min_version or 0, floor if floor_live else 0)
-    if payload is not None and payload["version"] >= wanted:
+    if _fresh_enough(payload, floor, min_version):
         metrics.incr_buffered("interviewprep_cache_requests_total", {"outcome": "hit"})
         return payload
     outcome = "stale" if payload is not None else "miss"
     metrics.incr_buffered("interviewprep_cache_requests_total", {"outcome": outcome})
-    return _fill(attempt_id, wanted)
+    return _fill(attempt_id, min_version)
 
 
-def _fill(attempt_id: int, wanted: int) -> dict[str, Any] | None:
+def _fill(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
     client = cache_redis()
     lease_key = f"{_key(attempt_id)}:lease"
     try:
@@ -156,24 +200,13 @@ def _fill(attempt_id: int, wanted: int) -> dict[str, Any] | None:
         _failed(exc)
         return _compute(attempt_id)
     if not leader:
-        deadline = time.monotonic() + WAIT_FOR_LEASE_SECONDS
-        delay = 0.005
-        while time.monotonic() < deadline:
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-            try:
-                payload, _, _ = _read(attempt_id)
-            except redis.RedisError as exc:
-                _failed(exc)
-                break
-            if payload is not None and payload["version"] >= wanted:
-                return payload
-        return _compute(attempt_id)
+        return _follow(attempt_id, min_version, lease_key)
     try:
-        payload = _compute(attempt_id)
-        if payload is not None:
-            _store(attempt_id, payload)
-        return payload
+        # Another leader may have stored a copy between our read and our lease.
+        payload, floor = _read(attempt_id)
+        if _fresh_enough(payload, floor, min_version):
+            return payload
+        return _compute_and_store(attempt_id)
     except redis.RedisError as exc:
         _failed(exc)
         return _compute(attempt_id)
@@ -184,16 +217,45 @@ def _fill(attempt_id: int, wanted: int) -> dict[str, Any] | None:
             pass
 
 
+def _follow(attempt_id: int, min_version: int | None, lease_key: str) -> dict[str, Any] | None:
+    """Wait for the leader's copy; stop waiting as soon as the leader is done without one that
+    will do (its copy was refused under a writer's floor), rather than for the whole wait."""
+    client = cache_redis()
+    deadline = time.monotonic() + WAIT_FOR_LEASE_SECONDS
+    delay = 0.005
+    while time.monotonic() < deadline:
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+        try:
+            pipe = client.pipeline(transaction=False)
+            pipe.hmget(_key(attempt_id), "payload", "floor")
+            pipe.exists(lease_key)
+            (raw, raw_floor), leader_busy = pipe.execute()
+        except redis.RedisError as exc:
+            _failed(exc)
+            return _compute(attempt_id)
+        payload = json.loads(raw) if raw else None
+        if _fresh_enough(payload, int(raw_floor) if raw_floor else -1, min_version):
+            return payload
+        if not leader_busy:
+            break
+    try:
+        return _compute_and_store(attempt_id)
+    except redis.RedisError as exc:
+        _failed(exc)
+        return _compute(attempt_id)
+
+
 def attempt_cache_diff(*, attempt_id: int) -> dict[str, Any]:
     """What the cache holds against what the database says (for staff)."""
     from attempts.selectors.attempts import attempt_payload_from_db
 
     database = attempt_payload_from_db(attempt_id=attempt_id)
     try:
-        cached, floor, floor_live = _read(attempt_id)
+        cached, floor = _read(attempt_id)
         error = None
     except redis.RedisError as exc:
-        cached, floor, floor_live, error = None, -1, False, str(exc)
+        cached, floor, error = None, -1, str(exc)
     consistent = cached is None or (
         database is not None and all(cached.get(k) == database.get(k) for k in ("version", "status", "result"))
     )
@@ -201,7 +263,7 @@ def attempt_cache_diff(*, attempt_id: int) -> dict[str, Any]:
         "cache": cached,
         "database": database,
         "consistent": consistent,
-        "floor": floor if floor_live else None,
+        "floor": floor if floor >= 0 else None,
     }
     if error:
         body["cache_error"] = error

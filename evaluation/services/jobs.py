@@ -170,9 +170,19 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
         job.next_retry_at = None
         job.started_at = job.started_at or now
         job.save(
-            update_fields=["status", "tries", "lease_token", "heartbeat_at", "next_retry_at", "started_at", "updated_at"]
+            update_fields=[
+                "status",
+                "tries",
+                "lease_token",
+                "heartbeat_at",
+                "next_retry_at",
+                "started_at",
+                "updated_at",
+            ]
         )
-        job_try = JobTry.objects.create(job=job, number=job.tries, lease_token=token, worker=worker[:200], started_at=now)
+        job_try = JobTry.objects.create(
+            job=job, number=job.tries, lease_token=token, worker=worker[:200], started_at=now
+        )
         actor = f"job:{job.pk}:try:{job.tries}"
         if attempt is not None:
             attempt.question = job.submission.attempt.question

@@ -3,7 +3,6 @@
 import os
 import time
 
-import pytest
 from django.db import connection
 from django.utils import timezone
 

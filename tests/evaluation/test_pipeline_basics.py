@@ -2,8 +2,6 @@
 
 import uuid
 
-import pytest
-
 from attempts.models import Attempt, Result
 from evaluation.models import EvaluationJob, JobStatus
 from tests.factories import AttemptFactory
