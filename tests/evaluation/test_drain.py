@@ -15,7 +15,6 @@ from tests.factories import QuestionFactory, UserFactory
 from tests.processes import wait_for
 
 
-
 def _bulk_queue(count):
     """The state a burst of `count` submits leaves behind, written in bulk."""
     user, question = UserFactory(), QuestionFactory()
