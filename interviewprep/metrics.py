@@ -112,8 +112,10 @@ atexit.register(flush)
 def observe(name: str, value: float, labels: dict[str, str] | None = None) -> None:
     """Record one observation in a cumulative histogram (Prometheus semantics), buffered."""
     for bound in LATENCY_BUCKETS:
-        if value <= bound:
-            _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), 1)
+        # Every bucket is written, by 0 when the value is above it: a histogram missing its
+        # lower buckets gives histogram_quantile() wrong answers.
+        amount = 1 if value <= bound else 0
+        _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), amount)
     _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": "+Inf"}), 1)
     _buffer_add(HISTOGRAM_KEY, _field(f"{name}_count", labels), 1)
     _buffer_add(HISTOGRAM_KEY, _field(f"{name}_sum", labels), value)

@@ -14,6 +14,11 @@ from django.conf import settings
 from redis.backoff import ConstantBackoff
 from redis.retry import Retry
 
+# redis-py 8 caps a pool at 100 connections and fails the 101st call with "Too many
+# connections": a burst of threads would read as a Redis outage (and, for the cache, switch it
+# off for a second). Connections are still made only on demand.
+MAX_CONNECTIONS = 10_000
+
 _lock = threading.Lock()
 _clients: dict[tuple[int, str], redis.Redis] = {}
 
@@ -32,6 +37,7 @@ def _client(url: str, timeout: float, retries: int = 1) -> redis.Redis:
                     retry=Retry(ConstantBackoff(0.05), retries),
                     retry_on_error=[redis.ConnectionError, redis.TimeoutError],
                     health_check_interval=15,
+                    max_connections=MAX_CONNECTIONS,
                 )
                 _clients[key] = client
     return client

@@ -79,7 +79,8 @@ CACHES = {
             "SOCKET_TIMEOUT": 0.25,
             "SOCKET_CONNECT_TIMEOUT": 0.25,
             "IGNORE_EXCEPTIONS": True,
-            "CONNECTION_POOL_KWARGS": {"retry": None, "health_check_interval": 15},
+            # redis-py 8 caps a pool at 100 connections and fails the next call: not for a cache.
+            "CONNECTION_POOL_KWARGS": {"health_check_interval": 15, "max_connections": 10_000},
         },
     }
 }

@@ -2,13 +2,20 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from interviewprep import health
+from evaluation import views_staff
+from interviewprep import health, metrics_view
 
 handler404 = "interviewprep.api.not_found_problem"
 handler500 = "interviewprep.api.server_error_problem"
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
+    path("metrics", metrics_view.metrics, name="metrics"),
+    path(
+        "staff/attempts/<int:attempt_id>/cache-diff/",
+        views_staff.attempt_cache_diff_page,
+        name="staff-cache-diff",
+    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -144,7 +144,7 @@ def attempt_cache_store(*, payload: dict[str, Any]) -> None:
     if not _available():
         return
     try:
-        _store(payload["id"], payload)
+        _store(payload["id"], payload, read_at=time.time())
     except redis.RedisError as exc:
         _failed(exc)
 

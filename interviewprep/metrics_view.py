@@ -1,0 +1,131 @@
+"""GET /metrics: Prometheus text for anyone on the host (the scraper) or a staff user.
+
+Counters come from the shared Redis hash (interviewprep.metrics); the gauges are read at scrape
+time from where the truth lives: queue depths from the broker, jobs, outbox and dead letters
+from PostgreSQL. A broker that does not answer shows as depth -1 rather than failing the scrape.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+import redis
+from django.conf import settings
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from kombu import Connection
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+
+from evaluation.models import DeadLetter, EvaluationJob, JobKind, JobStatus, Outbox
+from interviewprep.metrics import render
+
+logger = logging.getLogger(__name__)
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+QUEUES = ("evaluate", "generate", "ops")
+BROKER_TIMEOUT = 0.5
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+JOBS_HELP = "Jobs by kind and status."
+QUEUE_DEPTH_HELP = "Messages waiting in the broker, by queue (-1: the broker did not answer)."
+
+Gauge = tuple[str, dict[str, str], float, str]
+
+
+def _allowed(request: HttpRequest) -> bool:
+    if request.META.get("REMOTE_ADDR") in LOOPBACK:
+        return True
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return bool(user.is_staff)
+    # A scraper elsewhere authenticates like an API client, with a staff user's token.
+    try:
+        found = TokenAuthentication().authenticate(request)
+    except AuthenticationFailed:
+        return False
+    return found is not None and bool(found[0].is_staff)
+
+
+def _redis_queue_depths(url: str) -> dict[str, int]:
+    from kombu.transport.redis import PRIORITY_STEPS, Channel
+
+    client = redis.Redis.from_url(url, socket_timeout=BROKER_TIMEOUT, socket_connect_timeout=BROKER_TIMEOUT)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for queue in QUEUES:
+            # Kombu keeps one list per priority step; step 0 is the queue's own name.
+            for step in PRIORITY_STEPS:
+                pipe.llen(f"{queue}{Channel.sep}{step}" if step else queue)
+        sizes = pipe.execute()
+    finally:
+        client.close()
+    per_queue = len(PRIORITY_STEPS)
+    return {queue: int(sum(sizes[i * per_queue : (i + 1) * per_queue])) for i, queue in enumerate(QUEUES)}
+
+
+def _amqp_queue_depths(url: str) -> dict[str, int]:
+    depths: dict[str, int] = {}
+    with Connection(url, connect_timeout=BROKER_TIMEOUT) as conn:
+        channel = conn.default_channel
+        for queue in QUEUES:
+            _, count, _ = channel.queue_declare(queue=queue, passive=True)
+            depths[queue] = int(count)
+    return depths
+
+
+def queue_depths() -> dict[str, int]:
+    url = settings.CELERY_BROKER_URL
+    try:
+        if urlsplit(url).scheme in {"redis", "rediss", "unix"}:
+            return _redis_queue_depths(url)
+        return _amqp_queue_depths(url)
+    except Exception as exc:  # noqa: BLE001 - any broker failure is shown as -1, never a failed scrape
+        logger.warning("queue depth unavailable", extra={"error": f"{type(exc).__name__}: {exc}"})
+        return dict.fromkeys(QUEUES, -1)
+
+
+def database_gauges() -> list[Gauge]:
+    counts = {
+        (row["kind"], row["status"]): row["n"]
+        for row in EvaluationJob.objects.order_by().values("kind", "status").annotate(n=Count("id"))
+    }
+    # Every kind and status is shown, zeros too: a series that vanishes breaks rate() and alerts.
+    gauges: list[Gauge] = [
+        ("interviewprep_jobs", {"kind": kind, "status": status}, counts.get((kind, status), 0), JOBS_HELP)
+        for kind in JobKind.values
+        for status in JobStatus.values
+    ]
+    gauges.append(
+        (
+            "interviewprep_outbox_unpublished",
+            {},
+            Outbox.objects.filter(published_at__isnull=True).count(),
+            "Outbox rows not yet published to the broker.",
+        )
+    )
+    gauges.append(
+        (
+            "interviewprep_dead_letters_pending",
+            {},
+            DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+            "Dead letters not replayed.",
+        )
+    )
+    return gauges
+
+
+@never_cache
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    if not _allowed(request):
+        return HttpResponseForbidden("Metrics are for this host or staff.", content_type="text/plain")
+    gauges: list[Gauge] = [
+        ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP)
+        for queue, depth in queue_depths().items()
+    ]
+    gauges.extend(database_gauges())
+    return HttpResponse(render(gauges), content_type=CONTENT_TYPE)

@@ -1,0 +1,182 @@
+"""The cache under failure: a writer dying before its refresh, lapsed floors, a paused Redis."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+from django.db import connection, transaction
+from django.test import override_settings
+
+from attempts.models import Attempt, AttemptStatus
+from attempts.selectors import cache
+from attempts.selectors.attempts import attempt_get_for_user, attempt_payload_from_db
+from attempts.services.transitions import transition
+from interviewprep import metrics
+from interviewprep.redis_state import cache_redis
+from tests.factories import AttemptFactory
+from tests.processes import RedisServer
+
+
+def _cached_version(attempt_id: int) -> int | None:
+    raw = cache_redis().hget(cache._key(attempt_id), "version")
+    return int(raw) if raw is not None else None
+
+
+def _commit_transition(attempt_id: int, to: str) -> int:
+    """A writer that commits and dies before its after-commit cache refresh."""
+    with transaction.atomic():
+        attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+        transition(attempt, to, actor="test:crashing-writer")
+    return attempt.version
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _rolled_back_transition(attempt_id: int, to: str) -> int:
+    with pytest.raises(_Rollback), transaction.atomic():
+        attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+        transition(attempt, to, actor="test:rolled-back-writer")
+        raise _Rollback
+    return attempt.version
+
+
+@pytest.mark.django_db
+def test_crash_between_result_commit_and_cache_write_the_next_read_is_right():
+    attempt = AttemptFactory()
+    old = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert _cached_version(attempt.pk) == old["version"]
+    new_version = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
+
+    got = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+
+    assert got["version"] == new_version > old["version"]
+    assert got["status"] == AttemptStatus.QUEUED
+    assert _cached_version(attempt.pk) == new_version, "the read did not refresh the cache"
+    assert cache.attempt_cache_diff(attempt_id=attempt.pk)["consistent"]
+
+
+@pytest.mark.django_db
+def test_lapsed_floor_of_a_committed_writer_still_forces_a_recompute(monkeypatch):
+    """Nobody read while the floor was in force: the older copy must still not come back."""
+    monkeypatch.setattr(cache, "FLOOR_SECONDS", 0.05)
+    attempt = AttemptFactory()
+    attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    new_version = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
+    time.sleep(0.1)
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new_version
+    # and the copy now in the cache is served again
+    before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new_version
+    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == before + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writer_reusing_a_rolled_back_version_after_its_floor_lapsed_is_protected(monkeypatch):
+    monkeypatch.setattr(cache, "FLOOR_SECONDS", 0.05)
+    attempt = AttemptFactory()
+    attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    rolled_back = _rolled_back_transition(attempt.pk, AttemptStatus.QUEUED)
+    time.sleep(0.1)
+    monkeypatch.setattr(cache, "FLOOR_SECONDS", 120)
+    with transaction.atomic():
+        # The next writer gets the same version number: its floor must be in force, although a
+        # reader (on its own connection) refills the cache before this commits.
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        transition(locked, AttemptStatus.QUEUED, actor="test:writer")
+        reader = threading.Thread(target=_read_in_own_connection, args=(attempt,))
+        reader.start()
+        reader.join(timeout=10)
+    assert locked.version == rolled_back
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == locked.version
+
+
+def _read_in_own_connection(attempt: Attempt) -> None:
+    try:
+        attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    finally:
+        connection.close()
+
+
+@pytest.mark.django_db
+def test_rolled_back_writer_costs_misses_only_until_its_floor_lapses(monkeypatch):
+    monkeypatch.setattr(cache, "FLOOR_SECONDS", 0.2)
+    attempt = AttemptFactory()
+    version = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
+    _rolled_back_transition(attempt.pk, AttemptStatus.QUEUED)
+    stale = {"outcome": "stale"}
+    before = metrics.counter_value("interviewprep_cache_requests_total", stale)
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == version
+    assert metrics.counter_value("interviewprep_cache_requests_total", stale) == before + 1
+    time.sleep(0.3)
+    attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)  # read after the lapse: clears it
+    hits = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    for _ in range(5):
+        assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == version
+    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == hits + 5
+
+
+@pytest.fixture
+def paused_redis_cache() -> Iterator[RedisServer]:
+    server = RedisServer()
+    caches = {"default": {**settings.CACHES["default"], "LOCATION": server.url(0)}}
+    # cache_redis() keys its clients by URL, so the override alone points the cache at it.
+    with override_settings(CACHES=caches):
+        cache._down_until = 0.0
+        try:
+            yield server
+        finally:
+            cache._down_until = 0.0
+            server.stop()
+
+
+@pytest.mark.django_db
+def test_paused_redis_makes_reads_slower_not_wrong_and_the_cache_comes_back(paused_redis_cache):
+    server = paused_redis_cache
+    attempt = AttemptFactory()
+    expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected  # warms the cache
+    errors_before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "error"})
+
+    server.pause()
+    try:
+        deadline = time.monotonic() + 2.5  # past one backoff, so Redis is tried again while paused
+        reads = 0
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected
+            assert time.monotonic() - started < 1.0
+            reads += 1
+            time.sleep(0.05)
+        errors = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "error"}) - errors_before
+        assert errors >= 2, "the cache was not tried again after its backoff"
+        assert errors < reads / 3, "every read waited for the paused Redis: no backoff"
+    finally:
+        server.resume()
+
+    time.sleep(cache.BACKOFF_AFTER_ERROR + 0.1)
+    hits_before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    for _ in range(10):
+        assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected
+    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) - hits_before >= 9
+
+
+@pytest.mark.django_db
+def test_min_version_holds_even_when_the_writer_could_not_raise_the_floor(monkeypatch):
+    """A writer that found Redis unreachable raised no floor: a reader without min_version may
+    get the older copy (lag), one that has seen the new version never does."""
+    import attempts.services.transitions as transitions
+
+    attempt = AttemptFactory()
+    old = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
+    monkeypatch.setattr(transitions, "attempt_cache_raise_floor", lambda **kwargs: None)
+    new = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == old
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk, min_version=new)["version"] == new
+    # and the reader's recompute put the new copy in the cache for everyone
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new
