@@ -247,3 +247,19 @@ def test_creating_an_attempt_honours_an_idempotency_key_when_sent(api_client_for
     assert plain.status_code == 201 and plain.json()["status"] == "draft"
     assert Attempt.objects.filter(user=user).count() == 2
     assert client.post("/api/v1/attempts/", {"question_id": 999999}, format="json").status_code == 404
+
+
+@pytest.mark.django_db
+def test_submits_are_throttled_per_user(api_client_for, monkeypatch):
+    from attempts.apis import SubmitThrottle
+
+    monkeypatch.setattr(SubmitThrottle, "THROTTLE_RATES", {"submit": "2/min"})
+    mine, theirs = AttemptFactory(), AttemptFactory()
+    client = api_client_for(mine.user)
+    assert [submit(client, mine.pk).status_code for _ in range(3)] == [202, 202, 429]
+    refused = submit(client, mine.pk)
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert refused["Content-Type"] == "application/problem+json"
+    assert Submission.objects.filter(attempt=mine).count() == 2
+    assert submit(api_client_for(theirs.user), theirs.pk).status_code == 202
