@@ -12,6 +12,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from attempts.errors import AnswerTooLarge, InvalidInput
+from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
     attempt_get_for_user,
     attempt_list_for_user,
@@ -80,13 +81,22 @@ class SubmitThrottle(ScopedRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
+class CredentialsSerializer(serializers.Serializer):
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class QuestionFiltersSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=QuestionKind.choices, required=False)
+    difficulty = serializers.ChoiceField(choices=Difficulty.choices, required=False)
+    topic = StrictCharField(max_length=60, required=False)
+
+
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    class InputSerializer(serializers.Serializer):
-        username = StrictCharField(max_length=150)
-        password = StrictCharField(max_length=128, trim_whitespace=False)
+    InputSerializer = CredentialsSerializer
 
     @extend_schema(
         request=InputSerializer,
@@ -112,9 +122,7 @@ class TokenApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    class InputSerializer(serializers.Serializer):
-        username = StrictCharField(max_length=150)
-        password = StrictCharField(max_length=128, trim_whitespace=False)
+    InputSerializer = CredentialsSerializer
 
     @extend_schema(
         request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})}
@@ -135,10 +143,7 @@ class QuestionOutputSerializer(serializers.Serializer):
 
 
 class QuestionListApi(APIView):
-    class FilterSerializer(serializers.Serializer):
-        kind = serializers.ChoiceField(choices=["coding", "system_design", "behavioral"], required=False)
-        difficulty = serializers.ChoiceField(choices=["easy", "medium", "hard"], required=False)
-        topic = serializers.CharField(max_length=60, required=False)
+    FilterSerializer = QuestionFiltersSerializer
 
     @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
     def get(self, request):
@@ -278,10 +283,7 @@ class PracticeRequestCreateApi(APIView):
     throttle_scope = "submit"
     throttle_classes = [SubmitThrottle]
 
-    class InputSerializer(serializers.Serializer):
-        kind = serializers.ChoiceField(choices=["coding", "system_design", "behavioral"], required=False)
-        difficulty = serializers.ChoiceField(choices=["easy", "medium", "hard"], required=False)
-        topic = StrictCharField(max_length=60, required=False)
+    InputSerializer = QuestionFiltersSerializer
 
     @extend_schema(request=InputSerializer, parameters=[IDEMPOTENCY_HEADER])
     def post(self, request):

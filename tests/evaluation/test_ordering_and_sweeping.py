@@ -2,7 +2,6 @@
 sweepers re-send each stuck job exactly once), with real threads on real connections."""
 
 import dataclasses
-import json
 import random
 import threading
 import uuid
@@ -15,24 +14,12 @@ from django.test import override_settings
 from django.utils import timezone
 
 from attempts.models import Attempt, Result, Submission
-from attempts.services.attempts import submission_create
 from evaluation.evaluators import register
 from evaluation.models import EvaluationJob, JobStatus, Outbox
 from evaluation.services.jobs import evaluation_job_run, jobs_sweep
 from tests.evaluation import gated
 from tests.factories import AttemptFactory, QuestionFactory
-
-
-def _submit(attempt, answer):
-    stored = submission_create(
-        user=attempt.user,
-        attempt_id=attempt.pk,
-        answer=answer,
-        idempotency_key=uuid.uuid4().hex,
-        fingerprint=uuid.uuid4().hex,
-    )
-    submission_id = json.loads(stored.body)["submission_id"]
-    return submission_id, EvaluationJob.objects.get(submission_id=submission_id).pk
+from tests.helpers import submit_via_service
 
 
 def _run(job_id, outcomes):
@@ -83,7 +70,7 @@ def test_out_of_order_finishes_always_show_the_newest_submission(gated_evaluator
         rng = random.Random(seed)
         steps = _orderings(rng)
         attempt = AttemptFactory(question=question)
-        first, first_job = _submit(attempt, f"first {seed}")
+        first, first_job = submit_via_service(attempt, f"first {seed}")
         second = second_job = None
         outcomes = {}
         threads = {}
@@ -95,7 +82,7 @@ def test_out_of_order_finishes_always_show_the_newest_submission(gated_evaluator
                 while not gated.entered[first].wait(0.01) and threads[1].is_alive():
                     pass
             elif step == "submit2":
-                second, second_job = _submit(attempt, f"second {seed}")
+                second, second_job = submit_via_service(attempt, f"second {seed}")
             elif step == "start2":
                 threads[2] = threading.Thread(target=_run, args=(second_job, outcomes))
                 threads[2].start()
@@ -133,7 +120,7 @@ def test_two_sweepers_at_once_resend_each_stuck_job_exactly_once():
     attempts = [AttemptFactory() for _ in range(150)]
     jobs = []
     for attempt in attempts:
-        _, job_id = _submit(attempt, "score=1")
+        _, job_id = submit_via_service(attempt, "score=1")
         jobs.append(job_id)
     long_ago = timezone.now() - timedelta(hours=1)
     half = len(jobs) // 2

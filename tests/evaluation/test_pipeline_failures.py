@@ -13,24 +13,15 @@ from django.conf import settings
 from django.test import override_settings
 
 from attempts.models import Attempt, Result, Submission
-from attempts.services.attempts import submission_create
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry, Outbox
 from evaluation.services.jobs import jobs_sweep
 from tests.factories import AttemptFactory
+from tests.helpers import submit_via_service
 from tests.processes import ROOT, RedisServer, process_env, start_worker, wait_for
 
 
 def create_submission(attempt, answer):
-    stored = submission_create(
-        user=attempt.user,
-        attempt_id=attempt.pk,
-        answer=answer,
-        idempotency_key=uuid.uuid4().hex,
-        fingerprint=uuid.uuid4().hex,
-    )
-    import json
-
-    return json.loads(stored.body)["submission_id"]
+    return submit_via_service(attempt, answer)[0]
 
 
 def job_of(submission_id):
