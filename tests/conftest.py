@@ -5,6 +5,15 @@ import redis
 from django.conf import settings
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _quick_idle_close():
+    """The fast path's thread keeps its connection between bursts; tests end sooner than its
+    idle timeout, and the test database cannot be dropped while it holds one."""
+    from evaluation.services import outbox
+
+    outbox.IDLE_CLOSE_SECONDS = 0.2
+
+
 @pytest.fixture
 def state_redis():
     client = redis.Redis.from_url(settings.REDIS_STATE_URL)

@@ -75,6 +75,14 @@ def _claim_key(*, user_id: int, key: str, fingerprint: str, now) -> bool:
         return cursor.fetchone() is not None
 
 
+def _replay(fingerprint: str, stored_fingerprint: str, status_code: int, body) -> StoredResponse:
+    if stored_fingerprint != fingerprint:
+        raise IdempotencyKeyReused(
+            "This Idempotency-Key was already used for a different request. Use a new key for a new request."
+        )
+    return StoredResponse(status_code, bytes(body), replayed=True)
+
+
 def idempotent(
     *,
     user_id: int,
@@ -88,16 +96,20 @@ def idempotent(
     DomainError from it rolls everything back, the key included.
     """
     now = timezone.now()
+    # A finished record answers without a transaction or a lock: replays are the common retry
+    # and must cost a read, not a write.
+    done = (
+        IdempotencyRecord.objects.filter(user_id=user_id, key=key, status_code__isnull=False, expires_at__gt=now)
+        .values_list("fingerprint", "status_code", "response_body")
+        .first()
+    )
+    if done is not None:
+        return _replay(fingerprint, *done)
     with transaction.atomic():
         if not _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now):
             record = IdempotencyRecord.objects.select_for_update().get(user_id=user_id, key=key)
             if record.expires_at > now:
-                if record.fingerprint != fingerprint:
-                    raise IdempotencyKeyReused(
-                        "This Idempotency-Key was already used for a different request. "
-                        "Use a new key for a new request."
-                    )
-                return StoredResponse(record.status_code, bytes(record.response_body), replayed=True)
+                return _replay(fingerprint, record.fingerprint, record.status_code, record.response_body)
             # Expired but not yet purged: the key is free again.
             record.delete()
             _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now)

@@ -133,6 +133,11 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
     now = timezone.now()
     attempt_id = EvaluationJob.objects.filter(pk=job_id).values_list("submission__attempt_id", flat=True).first()
     with transaction.atomic():
+        # A claim lost in a database crash is harmless: the job is claimable again, and the
+        # run's result write, which stays durable, is refused by the fence. So the claim does
+        # not wait for its commit to reach the disk (one fsync less per job).
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
         attempt = Attempt.objects.select_for_update().get(pk=attempt_id) if attempt_id is not None else None
         job = (
             EvaluationJob.objects.select_for_update(of=("self",))
