@@ -59,7 +59,9 @@ def test_worker_child_killed_mid_evaluation_finishes_exactly_once(workers, relay
 
 
 @pytest.mark.django_db(transaction=True)
-def test_whole_worker_killed_the_sweeper_finishes_the_job_exactly_once(tmp_path, assert_invariants):
+def test_whole_worker_killed_the_sweeper_finishes_the_job_exactly_once(tmp_path, relay, assert_invariants):
+    # The relay is there as in production: the re-sent run may find the dead run's lock not yet
+    # expired and be deferred, and deferred runs are published by the relay.
     first = start_worker(tmp_path, concurrency=1, EVALUATOR_FAULTS="delay=1.5")
     second = None
     try:
