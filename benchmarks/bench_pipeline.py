@@ -44,6 +44,37 @@ TARGET_P50_MS = 150.0
 TARGET_P99_MS = 500.0
 TARGET_GROWTH = 0.10
 ANSWER = "score=87 a benchmark answer"
+QUESTION: dict | None = None  # None: the instant evaluator; --coding swaps in CODING_QUESTION
+
+# --coding: the code runner in its sandbox, a 20-test question, as candidates' code runs.
+CODING_TARGET_PER_SECOND = 40.0
+CODING_QUESTION = {
+    "title": "Benchmark: running totals",
+    "kind": "coding",
+    "difficulty": "easy",
+    "prompt": "Return the running totals of a list of integers.",
+    "evaluator": "code",
+    "evaluation_spec": {
+        "function": "running_totals",
+        "tests": [
+            {"name": f"case_{n}", "args": [list(range(-n, n * 3, 3))], "expected": None} for n in range(20)
+        ],
+    },
+}
+for _test in CODING_QUESTION["evaluation_spec"]["tests"]:
+    _values, _sum, _totals = _test["args"][0], 0, []
+    for _v in _values:
+        _sum += _v
+        _totals.append(_sum)
+    _test["expected"] = _totals
+CODING_ANSWER = """
+def running_totals(values):
+    totals, running = [], 0
+    for value in values:
+        running += value
+        totals.append(running)
+    return totals
+"""
 
 _redis = None
 
@@ -75,9 +106,19 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--submits", type=int, default=200, help="(b) measured submits")
     parser.add_argument("--memory-jobs", type=int, default=10_000, help="(c) jobs drained")
     parser.add_argument("--only", default="a,b,c", help="which parts to run, e.g. a,c")
+    parser.add_argument(
+        "--coding",
+        action="store_true",
+        help="evaluate a 20-test coding question in the sandbox instead of the instant evaluator "
+        f"(target {CODING_TARGET_PER_SECOND:.0f} evaluations/s; (a) and (b) only)",
+    )
     parser.add_argument("--keep-db", action="store_true", help=f"leave the {DB_NAME} database for inspection")
     args = parser.parse_args()
     args.parts = {p.strip() for p in args.only.split(",") if p.strip()}
+    if args.coding:
+        global QUESTION, ANSWER
+        QUESTION, ANSWER = CODING_QUESTION, CODING_ANSWER
+        args.parts.discard("c")
     if not args.parts <= {"a", "b", "c"}:
         parser.error("--only takes a comma-separated subset of a,b,c")
     return args
@@ -101,7 +142,9 @@ def enqueue_jobs(n: int, *, chunk: int = 2000) -> list[int]:
     job_ids: list[int] = []
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
-        seeded = common.seed(users=max(1, size // 50), attempts_per_user=50, prefix=f"p{uuid.uuid4().hex[:6]}")
+        seeded = common.seed(
+            users=max(1, size // 50), attempts_per_user=50, prefix=f"p{uuid.uuid4().hex[:6]}", question=QUESTION
+        )
         attempt_ids = [a for _, a in seeded.pairs][:size]
         with transaction.atomic():
             attempts = list(Attempt.objects.filter(pk__in=attempt_ids).order_by("pk"))
@@ -215,7 +258,8 @@ def part_a(procs: common.Processes, args) -> None:
             real = drain_jobs(procs, args.jobs)
             print(f"   jobs:  {real['rate']:,.1f}/s, outcomes {real['outcomes']}", flush=True)
         ratios.append(real["rate"] / bare["rate"])
-        for name, side in (("no-op task", bare), ("instant evaluation", real)):
+        label = "coding evaluation" if args.coding else "instant evaluation"
+        for name, side in (("no-op task", bare), (label, real)):
             rows.append([name, round_no + 1, side["n"], side["span"], side["rate"], side["n"] / side["wall"]])
         if real["outcomes"].get("succeeded", 0) != real["n"]:
             print(f"   warning: not every job succeeded: {real['outcomes']}")
@@ -225,6 +269,19 @@ def part_a(procs: common.Processes, args) -> None:
         ["task", "round", "jobs", "first-to-last s", "per second", "per second incl. start"], rows
     )
     ratio = common.median(ratios)
+    if args.coding:
+        from attempts.models import Result
+
+        wrong = Result.objects.exclude(score=100).count()
+        if wrong:
+            raise common.BenchFailure(f"{wrong} coding results scored below 100: the sandbox is not grading right")
+        rate = common.median([row[4] for row in rows if row[0] == "coding evaluation"])
+        print(
+            f"\ncoding evaluations (20 tests each, sandboxed) = {rate:.1f}/s  "
+            f"target >= {CODING_TARGET_PER_SECOND:.0f}/s  {common.verdict(rate >= CODING_TARGET_PER_SECOND)}"
+            f"  ({ratio:.2f} of the no-op task)"
+        )
+        return
     print(
         f"\nevaluations / no-op = {ratio:.2f} (per round: {', '.join(f'{r:.2f}' for r in ratios)})  "
         f"target >= {TARGET_RATIO}  {common.verdict(ratio >= TARGET_RATIO)}"
@@ -239,7 +296,7 @@ def part_b(procs: common.Processes, args) -> None:
 
     warmup = 10
     with common.phase(f"(b) {args.submits} submits one at a time (web + worker + relay running)"):
-        seeded = common.seed(users=1, attempts_per_user=args.submits + warmup, prefix="lat")
+        seeded = common.seed(users=1, attempts_per_user=args.submits + warmup, prefix="lat", question=QUESTION)
         web = procs.web()
         worker = procs.worker()
         relay = procs.relay()

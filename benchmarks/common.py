@@ -138,23 +138,25 @@ class Seeded:
     pairs: list[tuple[str, int]]
 
 
-def seed(*, users: int, attempts_per_user: int, prefix: str = "bench") -> Seeded:
-    """Users with API tokens, an instant-evaluator question and draft attempts, in bulk."""
+INSTANT_QUESTION = {
+    "title": "Benchmark question",
+    "kind": "behavioral",
+    "difficulty": "easy",
+    "prompt": "Say anything.",
+    "evaluator": "instant",
+}
+
+
+def seed(*, users: int, attempts_per_user: int, prefix: str = "bench", question: dict | None = None) -> Seeded:
+    """Users with API tokens, a question (the instant-evaluator one unless given) and draft
+    attempts, in bulk."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
     from attempts.models import Attempt, Question
 
-    question, _ = Question.objects.get_or_create(
-        slug=f"{prefix}-instant",
-        defaults={
-            "title": "Benchmark question",
-            "kind": "behavioral",
-            "difficulty": "easy",
-            "prompt": "Say anything.",
-            "evaluator": "instant",
-        },
-    )
+    fields = question or INSTANT_QUESTION
+    question, _ = Question.objects.get_or_create(slug=f"{prefix}-{fields['evaluator']}", defaults=fields)
     user_model = get_user_model()
     created = user_model.objects.bulk_create(
         [user_model(username=f"{prefix}-{uuid.uuid4().hex[:10]}", password="!") for _ in range(users)]
