@@ -88,11 +88,6 @@ def outbox_publish(*, ids: Iterable[int] | None = None, limit: int = 200, path: 
     return published
 
 
-def outbox_unpublished_count(*, older_than_seconds: float = 0) -> int:
-    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_seconds)
-    return Outbox.objects.filter(published_at__isnull=True, available_at__lte=cutoff).count()
-
-
 # Reconnecting per burst cost a new PostgreSQL session for most submits (measured: 0.7 per
 # submit, 6-9 ms of CPU each); a connection idle this long is closed.
 IDLE_CLOSE_SECONDS = 5.0
