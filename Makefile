@@ -36,6 +36,7 @@ drills: $(STAMP)
 bench: $(STAMP)
 	@for b in $(filter-out %_settings.py %_urls.py,$(wildcard benchmarks/bench_*.py)); do \
 		echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@echo "== benchmarks/bench_pipeline.py --coding"; $(BIN)/python benchmarks/bench_pipeline.py --coding --jobs 400 --submits 100
 
 clean:
 	rm -rf $(VENV)
