@@ -90,15 +90,12 @@ class SubmissionForm(forms.Form):
         return self.cleaned_data["answer"].replace("\r\n", "\n")
 
 
-class PracticeRequestForm(forms.Form):
-    kind = forms.ChoiceField(choices=ANY + QuestionKind.choices, required=False)
-    difficulty = forms.ChoiceField(choices=ANY + Difficulty.choices, required=False)
-    topic = forms.CharField(
-        max_length=60,
-        required=False,
-        widget=forms.TextInput(attrs={"placeholder": "e.g. dynamic-programming"}),
-    )
+class PracticeRequestForm(QuestionFilterForm):
     idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["topic"].widget.attrs["placeholder"] = "e.g. dynamic-programming"
 
 
 class AttemptStartForm(forms.Form):
