@@ -129,7 +129,9 @@ def test_broker_paused_submits_answer_at_once_and_jobs_run_after_resume(tmp_path
             from interviewprep.celery import app
 
             app.conf.broker_url = broker.url()
-            app.pool.force_close_all()
+            # The app caches its producer pool: drop it (not close it: a closed pool refuses every
+            # later publish of this process) so this process's fast path publishes to `broker`.
+            app._pool = app.amqp._producer_pool = None
             worker = start_worker(tmp_path, concurrency=1, CELERY_BROKER_URL=broker.url())
             from tests.processes import start_relay
 
@@ -169,8 +171,9 @@ def test_broker_paused_submits_answer_at_once_and_jobs_run_after_resume(tmp_path
     finally:
         from interviewprep.celery import app
 
-        app.conf.broker_url = settings.CELERY_BROKER_URL
         app.pool.force_close_all()
+        app.conf.broker_url = settings.CELERY_BROKER_URL
+        app._pool = app.amqp._producer_pool = None
         for process in (worker, relay):
             if process:
                 process.stop()
