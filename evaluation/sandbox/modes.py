@@ -2,9 +2,10 @@
 
 The probe launches the real harness (so it proves exactly what a submission will get):
 first inside bubblewrap, and if bwrap cannot create its namespaces, without it. In both the
-harness reports whether Debian's python3-seccomp imports and which Landlock ABI the kernel
-offers, then applies them. The result is cached; a worker should call `current_mode()` once
-at start so the first submission does not pay for the probe (~60 ms) and /healthz can say
+harness reports whether it was handed a seccomp filter (built on the host with Debian's
+python3-seccomp, see `_prepare.py`) and which Landlock ABI the kernel offers, then applies
+them. The result is cached; a worker should call `current_mode()` once at start so the first
+submission does not pay for the probe and the preparation (~50 ms) and /healthz can say
 which mode is in force.
 
 `SANDBOX_MODE` (read once, at the first probe) may name a weaker mode to force, e.g.
@@ -19,7 +20,7 @@ import os
 import threading
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
-from evaluation.sandbox.launch import Layers, bwrap_path, launch
+from evaluation.sandbox.launch import Layers, bwrap_path, forget_prepared, launch
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ def forget_probe() -> None:
     global _cached, _probed
     with _lock:
         _cached, _probed = None, False
+    forget_prepared()
 
 
 def layers_for(mode: str | None) -> Layers:

@@ -6,6 +6,7 @@ with short limits so the whole file stays quick.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import textwrap
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import evaluation.sandbox.launch as launch
+from evaluation.evaluators.base import TransientEvaluationError
 from evaluation.sandbox import HarnessRun, run_harness
 from tests.evaluation.sandbox_helpers import assert_normal_submission_scores, sandbox_modes
 
@@ -309,3 +312,42 @@ def leak(x):
     outcome = CodeRunnerEvaluator().evaluate(request_for(answer, spec))
     assert outcome.score == 0
     assert secret not in repr(outcome.details)
+
+
+def test_the_box_holds_only_the_slot_uid_and_cannot_regain_root(mode):
+    run = attack(
+        mode,
+        TRY
+        + """
+import os
+ids = [list(os.getresuid()), list(os.getresgid()), os.getgroups()]
+return [ids, attempt("setuid", lambda: os.setuid(0)), attempt("setgid", lambda: os.setgid(0)),
+        attempt("setgroups", lambda: os.setgroups([0]))]
+""",
+    )
+    ids, *tries = value_of(run)
+    uid = ids[0][0]
+    assert 61000 <= uid < 61064 and ids == [[uid] * 3, [uid] * 3, []], ids
+    assert all(": blocked" in line for line in tries), tries
+
+
+@pytest.mark.parametrize("program", [None, b"\xff" * 8], ids=["no filter", "filter the kernel refuses"])
+def test_the_answer_never_runs_without_its_seccomp_filter(mode, program, monkeypatch):
+    ready = launch.prepared()
+    started: list[launch.RawRun] = []
+    real = launch._launch_in_slot
+
+    def spy(*args: object) -> launch.RawRun:
+        started.append(real(*args))
+        return started[-1]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(launch, "prepared", lambda: dataclasses.replace(ready, seccomp_bpf=program))
+        patch.setattr(launch, "_launch_in_slot", spy)
+        with pytest.raises(TransientEvaluationError):
+            attack(mode, "return 1\n")
+    if program is None:
+        assert started == []  # refused before any box started
+    else:
+        [run] = started
+        assert run.exit_code == 3 and [e["e"] for e in run.events] == ["setup_error"], run.events

@@ -1,0 +1,95 @@
+"""Run once per worker process, on the host, by the box's own `/usr/bin/python3 -I -S`.
+
+It does the work every box used to repeat: compiling the harness (~3 ms of a ~16 ms run)
+and building the seccomp filter with Debian's python3-seccomp (~1 ms). It is never imported
+by the project and runs only the project's own code, before any candidate code exists.
+
+stdin: the harness's source. stdout: one marshal blob, a tuple of plain values (any Python
+can read it) holding
+  the harness's code object as marshal bytes (made by this interpreter: the box's bytecode),
+  the seccomp filter as a raw BPF program (libseccomp's `export_bpf`) or None,
+  why there is no filter, or "".
+The harness loads the program with prctl(PR_SET_SECCOMP); the probe then proves it loads.
+Only a missing python3-seccomp means "no filter"; any other failure exits non-zero, and the
+parent then runs nothing.
+"""
+
+import _signal
+import marshal
+import posix
+import sys
+
+CLONE_THREAD = 0x00010000
+DENIED = (
+    "socket", "socketpair", "execve", "execveat", "fork", "vfork", "ptrace",
+    "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_create",
+    "memfd_secret", "shmget", "msgget", "semget", "mq_open", "userfaultfd",
+    "perf_event_open", "bpf", "keyctl", "add_key", "request_key", "unshare", "setns",
+    "mount", "umount2", "pivot_root", "chroot", "mknod", "mknodat", "fanotify_init",
+    "open_by_handle_at", "kexec_load", "init_module", "finit_module", "acct", "swapon",
+    "syslog", "personality", "name_to_handle_at",
+)  # fmt: skip
+
+
+def _import_seccomp():
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import seccomp
+    finally:
+        sys.path.pop()
+    return seccomp
+
+
+def _filter(seccomp):
+    """Allow by default, refuse what a test answer never needs and an attack always does."""
+    eperm = seccomp.ERRNO(1)
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for name in DENIED:
+        try:
+            rules.add_rule(eperm, name)
+        except (RuntimeError, ValueError):
+            pass  # not a system call on this architecture
+    rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+    # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
+    rules.add_rule(seccomp.ERRNO(38), "clone3")
+    # The CPU-limit timer and its handler stay as the harness set them.
+    for signum in (_signal.SIGPROF, _signal.SIGXCPU):
+        rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
+    rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
+    return rules
+
+
+def _export(rules):
+    read_fd, write_fd = posix.pipe()  # a filter is a few hundred bytes: far below the pipe's buffer
+
+    class _Sink:
+        def fileno(self):
+            return write_fd
+
+    try:
+        rules.export_bpf(_Sink())
+    finally:
+        posix.close(write_fd)
+    chunks = []
+    while chunk := posix.read(read_fd, 1 << 16):
+        chunks.append(chunk)
+    posix.close(read_fd)
+    return b"".join(chunks)
+
+
+def _main():
+    source = sys.stdin.buffer.read().decode("utf-8")
+    harness = compile(source, "<harness>", "exec", dont_inherit=True)
+    program, why = None, ""
+    try:
+        program = _export(_filter(_import_seccomp()))
+    except ImportError as exc:
+        why = "python3-seccomp is not installed: " + str(exc)
+    if program is not None and (not program or len(program) % 8):
+        program, why = None, "libseccomp exported no BPF program"
+    sys.stdout.buffer.write(marshal.dumps((marshal.dumps(harness), program, why)))
+    sys.stdout.buffer.flush()
+
+
+_main()
