@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
 from attempts.errors import AnswerTooLarge, InvalidInput, NotFound
 from attempts.models import (
@@ -16,8 +18,10 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
-from attempts.services.idempotency import StoredResponse, idempotent
+from attempts.selectors.cache import attempt_cache_raise_floor
+from attempts.services.idempotency import StoredResponse, idempotency_expires_at, idempotent, idempotent_replay
 from attempts.services.transitions import transition
+from interviewprep.db import call_prepared
 
 UNFINISHED = (SubmissionStatus.QUEUED, SubmissionStatus.PROCESSING)
 
@@ -57,11 +61,21 @@ def submission_create(*, user, attempt_id: int, answer: str, idempotency_key: st
 
     Identical repeats replay the stored answer; the attempt row lock serialises different
     submits on one attempt so exactly one is latest and every older unfinished one superseded.
+    A fresh key (and a finished one) takes one call of attempts/sql/submit.sql, any other key
+    `_submission_create_any`; tests hold the rows both write equal.
     """
+    answer_validate(answer)
+    args = {"user": user, "attempt_id": attempt_id, "answer": answer, "idempotency_key": idempotency_key}
+    return _submission_create_fresh(**args, fingerprint=fingerprint) or _submission_create_any(
+        **args, fingerprint=fingerprint
+    )
+
+
+def _submission_create_any(
+    *, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str
+) -> StoredResponse:
     from evaluation.services.admission import admission_check
     from evaluation.services.jobs import evaluation_job_enqueue
-
-    answer_validate(answer)
 
     def work() -> tuple[int, dict[str, Any]]:
         attempt = (
@@ -111,6 +125,39 @@ def submission_create(*, user, attempt_id: int, answer: str, idempotency_key: st
         }
 
     return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
+
+
+def _submission_create_fresh(
+    *, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str
+) -> StoredResponse | None:
+    """A submit with a fresh key, the common case, in one call of attempts/sql/submit.sql, or the
+    replay of a finished one; None, with nothing written, for any other key (the general path)."""
+    from evaluation.models import JobKind
+    from evaluation.services.admission import admission_check
+    from evaluation.services.outbox import TASKS, outbox_publish_after_commit
+
+    now = timezone.now()
+    task_name, queue_name = TASKS[JobKind.EVALUATE]
+    with transaction.atomic():
+        row = call_prepared(
+            "SELECT * FROM attempts_submission_create_fresh(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                user.pk, attempt_id, answer, idempotency_key, fingerprint, now, idempotency_expires_at(now),
+                settings.CONFIG.job_max_tries, task_name, queue_name,
+            ],
+        )  # fmt: skip
+        outcome, evaluator, _, _, version, outbox_id, status_code, stored_fingerprint, body = row
+        if outcome == "replay":
+            return idempotent_replay(fingerprint, stored_fingerprint, status_code, body)
+        if outcome == "key_exists":
+            return None
+        if outcome == "not_found":
+            raise NotFound(f"There is no attempt {attempt_id}.")
+        # A refusal here rolls the whole submit back: nothing written, as in the general path.
+        admission_check(evaluator=evaluator)
+        attempt_cache_raise_floor(attempt_id=attempt_id, version=version)
+        outbox_publish_after_commit(outbox_id=outbox_id)
+    return StoredResponse(202, bytes(body), replayed=False)
 
 
 def result_record(

@@ -58,9 +58,13 @@ def render_body(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def idempotency_expires_at(now):
+    return now + timedelta(hours=settings.CONFIG.idempotency_ttl_hours)
+
+
 def _claim_key(*, user_id: int, key: str, fingerprint: str, now) -> bool:
     """Insert the record; False when one exists (after waiting for its transaction to end)."""
-    expires_at = now + timedelta(hours=settings.CONFIG.idempotency_ttl_hours)
+    expires_at = idempotency_expires_at(now)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -75,7 +79,7 @@ def _claim_key(*, user_id: int, key: str, fingerprint: str, now) -> bool:
         return cursor.fetchone() is not None
 
 
-def _replay(fingerprint: str, stored_fingerprint: str, status_code: int, body) -> StoredResponse:
+def idempotent_replay(fingerprint: str, stored_fingerprint: str, status_code: int, body) -> StoredResponse:
     if stored_fingerprint != fingerprint:
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different request. Use a new key for a new request."
@@ -104,12 +108,12 @@ def idempotent(
         .first()
     )
     if done is not None:
-        return _replay(fingerprint, *done)
+        return idempotent_replay(fingerprint, *done)
     with transaction.atomic():
         if not _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now):
             record = IdempotencyRecord.objects.select_for_update().get(user_id=user_id, key=key)
             if record.expires_at > now:
-                return _replay(fingerprint, record.fingerprint, record.status_code, record.response_body)
+                return idempotent_replay(fingerprint, record.fingerprint, record.status_code, record.response_body)
             # Expired but not yet purged: the key is free again.
             record.delete()
             _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now)

@@ -24,7 +24,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-import psycopg
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
@@ -53,6 +52,7 @@ from evaluation.models import (
 )
 from evaluation.services.outbox import outbox_add
 from interviewprep import metrics
+from interviewprep.db import call_prepared
 
 logger = logging.getLogger(__name__)
 
@@ -222,22 +222,12 @@ def _claim_any(*, job_id: int, worker: str, now) -> Claim | None:
     )
 
 
-def _call_prepared(sql: str, params: list) -> tuple | None:
-    """One row from `sql` on Django's connection (so inside its transaction), as a server-side
-    prepared statement: Django's own cursors bind on the client, and quoting the parameters
-    into the text was measured at about a tenth of a job's CPU."""
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        return cursor.fetchone()
-
-
 def _claim_queued(*, job_id: int, worker: str, now) -> Claim | None:
     """The common claim (a queued job's first try, its submission the latest) as one statement,
     so one transaction, of evaluation/sql/hot_path.sql. None, with nothing changed, for every
     other case."""
     token = uuid.uuid4()
-    row = _call_prepared("SELECT * FROM evaluation_job_claim_queued(%s, %s, %s, %s)", [job_id, token, worker, now])
+    row = call_prepared("SELECT * FROM evaluation_job_claim_queued(%s, %s, %s, %s)", [job_id, token, worker, now])
     if row is None or row[0] != "claimed":
         return None
     (_, try_id, tries, max_tries, created_at, submission_id, answer, attempt_id, user_id, version,
@@ -277,7 +267,7 @@ def _record_result_running(claim: Claim, outcome) -> bool:
     the latest, no result yet) in one call of evaluation/sql/hot_path.sql. False, with nothing
     changed, for every other case."""
     now = timezone.now()
-    row = _call_prepared(
+    row = call_prepared(
         "SELECT * FROM evaluation_job_record_result(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         [
             claim.job_id, claim.attempt_id, claim.submission_id, claim.token, claim.try_id,

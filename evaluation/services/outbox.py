@@ -36,8 +36,13 @@ def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> O
     now = timezone.now()
     row = Outbox.objects.create(job=job, queue=queue_name, task_name=task_name, available_at=available_at or now)
     if row.available_at <= now:
-        transaction.on_commit(lambda: fast_publisher().submit([row.pk]))
+        outbox_publish_after_commit(outbox_id=row.pk)
     return row
+
+
+def outbox_publish_after_commit(*, outbox_id: int) -> None:
+    """Inside the transaction that wrote the row: the fast path publishes it once that commits."""
+    transaction.on_commit(lambda: fast_publisher().submit([outbox_id]))
 
 
 def _publish(row: Outbox) -> None:

@@ -151,15 +151,14 @@ def test_submit_writes_submission_job_outbox_and_history_in_one_go(api_client_fo
 def test_submit_issues_a_fixed_small_number_of_queries(api_client_for, django_assert_num_queries):
     attempt = AttemptFactory()
     client = api_client_for(attempt.user)
-    submit(client, attempt.pk)  # a previous submission, so the superseding query runs too
-    # token, finished-key read, savepoint pair, key insert, attempt lock, submission insert, older
-    # submissions select + update, attempt update, history insert, job insert, outbox insert,
-    # response store
-    with django_assert_num_queries(14):
+    submit(client, attempt.pk)  # a previous submission, so the superseding runs too
+    # token, then one transaction holding one call of attempts/sql/submit.sql
+    with django_assert_num_queries(4) as captured:
         assert submit(client, attempt.pk).status_code == 202
+    assert "attempts_submission_create_fresh" in captured.captured_queries[2]["sql"]
     submit(client, attempt.pk, key="replayed")
-    # token, then the finished key read without a transaction
-    with django_assert_num_queries(2):
+    # the same call answers a finished key with its stored response
+    with django_assert_num_queries(4):
         response = submit(client, attempt.pk, key="replayed")
     assert response["Idempotent-Replayed"] == "true"
 

@@ -1,0 +1,24 @@
+"""Calls of the PL/pgSQL functions that carry the hot paths (attempts/sql, evaluation/sql)."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+from django.db import connection
+
+
+def call_prepared(sql: str, params: list) -> tuple | None:
+    """One row from `sql` on Django's connection (so inside its transaction, if one is open), as
+    a server-side prepared statement: Django's own cursors bind on the client, and quoting the
+    parameters into the text was measured at about a tenth of an evaluation job's CPU."""
+    connection.ensure_connection()
+    started = time.monotonic()
+    try:
+        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            return cursor.fetchone()
+    finally:
+        if connection.queries_logged:
+            # Counted like any query by Django's debug log (and the tests' query counts).
+            connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
