@@ -34,6 +34,7 @@ drills: $(STAMP)
 
 ## Benchmarks: print ratios against bare baselines run side by side.
 bench: $(STAMP)
+	@bash scripts/setup-system.sh --bench
 	@for b in $(filter-out %_settings.py %_urls.py,$(wildcard benchmarks/bench_*.py)); do \
 		echo "== $$b"; $(BIN)/python $$b || exit 1; done
 	@echo "== benchmarks/bench_pipeline.py --coding"; $(BIN)/python benchmarks/bench_pipeline.py --coding --jobs 400 --submits 100

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Debian packages the code runner's sandbox needs. Installs them once when running as root on
-# a Debian-like machine; elsewhere prints what is missing and carries on (the runner then
-# reports a weaker mode, or refuses to run code, and /healthz says which).
+# Debian packages the code runner's sandbox needs (and, with --bench, the HTTP load generator
+# wrk that the benchmarks use). Installs them once when running as root on a Debian-like
+# machine; elsewhere prints what is missing and carries on (the runner then reports a weaker
+# mode, or refuses to run code, and /healthz says which; the benchmarks fall back to a slower
+# Python load generator).
 set -u
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 || need+=(python3-seccomp)
+if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || need+=(wrk); fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "setup: installing ${need[*]} for the code sandbox"
+  echo "setup: installing ${need[*]}"
   (apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 ||
     { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${need[@]}" >/dev/null 2>&1; }) ||
     echo "setup: could not install ${need[*]}; the code runner will use what it finds"
 else
-  echo "setup: missing ${need[*]} for the code sandbox (install them with your package manager)"
+  echo "setup: missing ${need[*]} (install them with your package manager)"
 fi
 exit 0

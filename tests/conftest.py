@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 import redis
 from django.conf import settings
@@ -40,6 +42,27 @@ def _clean_redis(request):
         finally:
             client.close()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _fast_path_settled(request):
+    """A transactional test's database is flushed (TRUNCATE) after it; the outbox fast path's
+    thread may still be publishing that test's last submits, and the two then deadlock. Wait
+    for it first (this fixture is torn down before the database is)."""
+    marker = request.node.get_closest_marker("django_db")
+    if not ((marker and marker.kwargs.get("transaction")) or "transactional_db" in request.fixturenames):
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    yield
+    from django.utils import timezone
+
+    from evaluation.models import Outbox
+
+    deadline = time.monotonic() + 5
+    waiting = Outbox.objects.filter(published_at=None, publish_attempts=0, available_at__lte=timezone.now())
+    while waiting.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 @pytest.fixture
