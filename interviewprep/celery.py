@@ -4,7 +4,7 @@ import os
 import time
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_init, worker_ready
+from celery.signals import task_postrun, task_prerun, worker_init, worker_process_shutdown, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interviewprep.settings")
 
@@ -61,3 +61,11 @@ def _probe_sandbox(**_kwargs) -> None:
     from evaluation.sandbox import current_mode
 
     current_mode()
+
+
+@worker_process_shutdown.connect
+def _finish_background_steps(**_kwargs) -> None:
+    """A child stopping cleanly first writes the cache copies and releases the locks it owes."""
+    from interviewprep.background import settle
+
+    settle(timeout=5)

@@ -52,6 +52,7 @@ from evaluation.models import (
 )
 from evaluation.services.outbox import outbox_add
 from interviewprep import metrics
+from interviewprep.background import run_soon
 from interviewprep.db import call_prepared
 
 logger = logging.getLogger(__name__)
@@ -233,10 +234,10 @@ def _claim_queued(*, job_id: int, worker: str, now) -> Claim | None:
     (_, try_id, tries, max_tries, created_at, submission_id, answer, attempt_id, user_id, version,
      attempt_created_at, question_id, slug, kind, prompt, spec, evaluator) = row  # fmt: skip
     # Unlike transition(), which raises the floor before its commit, this raises it just after,
-    # saving a round trip per job: for that moment a reader may still be served the queued copy
-    # (lag, and `min_version` still refuses it to whoever saw this version). The result write,
-    # which changes what a candidate sees, raises it before its commit.
-    attempt_cache_raise_floor(attempt_id=attempt_id, version=version)
+    # off the job's path: for that moment a reader may still be served the queued copy (lag, and
+    # `min_version` still refuses it to whoever saw this version). The result write, which
+    # changes what a candidate sees, raises it before its commit.
+    run_soon(lambda: attempt_cache_raise_floor(attempt_id=attempt_id, version=version))
     question = Question(
         id=question_id, slug=slug, kind=kind, prompt=prompt, evaluator=evaluator,
         evaluation_spec=json.loads(spec) if isinstance(spec, str) else spec,
@@ -288,7 +289,7 @@ def _record_result_running(claim: Claim, outcome) -> bool:
     )  # fmt: skip
     latency = (now - claim.created_at).total_seconds()
     transaction.on_commit(lambda: _count_finished(claim.kind, JobStatus.SUCCEEDED, latency))
-    transaction.on_commit(lambda: _after_result(attempt, result))
+    transaction.on_commit(lambda: run_soon(lambda: _after_result(attempt, result)))
     return True
 
 
@@ -562,7 +563,7 @@ def _record_result_any(claim: Claim, outcome) -> str:
                 return "discarded"
             _end_try(claim, Outcome.SUCCEEDED)
             _finish(job, JobStatus.SUCCEEDED)
-            transaction.on_commit(lambda: _after_result(attempt, result))
+            transaction.on_commit(lambda: run_soon(lambda: _after_result(attempt, result)))
     except IntegrityError:
         # The one result per submission exists already (the unique constraint said so).
         with transaction.atomic():
@@ -576,7 +577,8 @@ def _record_result_any(claim: Claim, outcome) -> str:
 
 
 def _after_result(attempt: Attempt, result) -> None:
-    """After the result commit: put the new copy in the cache. A failure costs a cache miss."""
+    """After the result commit, on the background thread: put the new copy in the cache. A
+    failure costs a cache miss."""
     from attempts.selectors.attempts import attempt_payload
     from attempts.selectors.cache import attempt_cache_store
 
@@ -641,7 +643,8 @@ def evaluation_job_run(*, job_id: int, worker: str) -> str:
         logger.exception("job failed permanently", extra={"job_id": job_id})
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     finally:
-        lock.release()
+        # After the cache write handed over above, as DESIGN.md step 5 orders them.
+        run_soon(lock.release)
 
 
 # --- sweeping and replaying ----------------------------------------------------------------

@@ -26,6 +26,7 @@ from attempts.services.transitions import is_legal
 from evaluation.evaluators.base import EvaluationOutcome
 from evaluation.models import EvaluationJob, JobStatus, JobTry
 from evaluation.services import jobs
+from interviewprep import background
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 from tests.processes import wait_for
@@ -114,6 +115,7 @@ def test_the_sql_claim_and_result_write_what_the_general_paths_write():
     assert fast_rows["attempt"][0] == AttemptStatus.COMPLETED
 
     # Both leave the committed copy in the cache (not computed on a miss), at or above the floor.
+    assert background.settle()
     copies = []
     for attempt, submission_id in ((fast_attempt, fast_submission), (slow_attempt, slow_submission)):
         cached, floor = cache._read(attempt.pk)
