@@ -56,9 +56,7 @@ CODING_QUESTION = {
     "evaluator": "code",
     "evaluation_spec": {
         "function": "running_totals",
-        "tests": [
-            {"name": f"case_{n}", "args": [list(range(-n, n * 3, 3))], "expected": None} for n in range(20)
-        ],
+        "tests": [{"name": f"case_{n}", "args": [list(range(-n, n * 3, 3))], "expected": None} for n in range(20)],
     },
 }
 for _test in CODING_QUESTION["evaluation_spec"]["tests"]:
@@ -159,8 +157,11 @@ def enqueue_jobs(n: int, *, chunk: int = 2000) -> list[int]:
             jobs = EvaluationJob.objects.bulk_create(
                 [
                     EvaluationJob(
-                        kind=JobKind.EVALUATE, submission=s, status=JobStatus.PENDING,
-                        max_tries=settings.CONFIG.job_max_tries, correlation_id=s.idempotency_key,
+                        kind=JobKind.EVALUATE,
+                        submission=s,
+                        status=JobStatus.PENDING,
+                        max_tries=settings.CONFIG.job_max_tries,
+                        correlation_id=s.idempotency_key,
                     )
                     for s in submissions
                 ]
@@ -214,8 +215,12 @@ def drain_noops(procs: common.Processes, n: int) -> dict:
     worker = procs.worker(include=THIS_MODULE)
     began = time.monotonic()
     common.wait_progress(
-        lambda: int(redis.get(f"bench:noop:{run}:count") or 0), n, proc=worker, what="no-op tasks done",
-        interval=0.1, diagnose=lambda: f"broker queue {QUEUE!r} holds {queue_depth()} messages.",
+        lambda: int(redis.get(f"bench:noop:{run}:count") or 0),
+        n,
+        proc=worker,
+        what="no-op tasks done",
+        interval=0.1,
+        diagnose=lambda: f"broker queue {QUEUE!r} holds {queue_depth()} messages.",
     )
     wall = time.monotonic() - began
     first = float(redis.get(f"bench:noop:{run}:first"))
@@ -237,8 +242,11 @@ def drain_jobs(procs: common.Processes, n: int) -> dict:
     worker = procs.worker(include=THIS_MODULE)
     began = time.monotonic()
     common.wait_progress(
-        lambda: batch.filter(status__in=FINAL_JOB_STATUSES).count(), n, proc=worker,
-        what="evaluation jobs finished", diagnose=lambda: diagnose_jobs(batch),
+        lambda: batch.filter(status__in=FINAL_JOB_STATUSES).count(),
+        n,
+        proc=worker,
+        what="evaluation jobs finished",
+        diagnose=lambda: diagnose_jobs(batch),
     )
     wall = time.monotonic() - began
     procs.stop(worker)
@@ -265,9 +273,7 @@ def part_a(procs: common.Processes, args) -> None:
             print(f"   warning: not every job succeeded: {real['outcomes']}")
     print("\n== (a) evaluations per second against a bare Celery task (same broker, queue, worker flags)")
     print(f"   worker: {' '.join(common.procfile_command('worker')[1:])} --include {THIS_MODULE}")
-    common.print_table(
-        ["task", "round", "jobs", "first-to-last s", "per second", "per second incl. start"], rows
-    )
+    common.print_table(["task", "round", "jobs", "first-to-last s", "per second", "per second incl. start"], rows)
     ratio = common.median(ratios)
     if args.coding:
         from attempts.models import Result
@@ -308,7 +314,9 @@ def part_b(procs: common.Processes, args) -> None:
         for n, (_, attempt) in enumerate(seeded.pairs):
             began = time.perf_counter()
             status, data, _ = submit_client.request(
-                "POST", f"/api/v1/attempts/{attempt}/submissions/", body={"answer": ANSWER},
+                "POST",
+                f"/api/v1/attempts/{attempt}/submissions/",
+                body={"answer": ANSWER},
                 headers={"Idempotency-Key": f"lat-{attempt}"},
             )
             accepted = time.perf_counter()
@@ -347,8 +355,7 @@ def part_b(procs: common.Processes, args) -> None:
     end_to_end.sort()
     submit_ms.sort()
     print(
-        f"\n== (b) submit-to-result latency, {len(end_to_end)} submits one at a time "
-        f"({warmup} warm-up ones left out)"
+        f"\n== (b) submit-to-result latency, {len(end_to_end)} submits one at a time ({warmup} warm-up ones left out)"
     )
     common.print_table(
         ["measure", "p50 ms", "p90 ms", "p99 ms", "max ms"],
@@ -394,8 +401,11 @@ def part_c(procs: common.Processes, args) -> None:
         marks = [warm_at, *range(warm_at * 2, n, max(1, n // 5)), n]
         for mark in marks:
             common.wait_progress(
-                lambda: batch.filter(status__in=FINAL_JOB_STATUSES).count(), mark, proc=worker,
-                what="evaluation jobs finished", diagnose=lambda: diagnose_jobs(batch),
+                lambda: batch.filter(status__in=FINAL_JOB_STATUSES).count(),
+                mark,
+                proc=worker,
+                what="evaluation jobs finished",
+                diagnose=lambda: diagnose_jobs(batch),
             )
             rss, pss, count = tree_memory(worker.pid)
             samples.append([f"{mark:,} jobs done", count, rss / 1024, pss / 1024])
@@ -414,8 +424,10 @@ def part_c(procs: common.Processes, args) -> None:
         f"\nRSS at warm-up {warm_rss:.1f} MiB, at the end {end_rss:.1f} MiB: growth {growth:+.1%}  "
         f"target < {TARGET_GROWTH:.0%}  {common.verdict(growth < TARGET_GROWTH)}"
     )
-    print(f"(PSS {warm_pss:.1f} -> {end_pss:.1f} MiB: {end_pss / warm_pss - 1:+.1%}; "
-          f"drained at {n / drained:,.1f} jobs/s including worker start)")
+    print(
+        f"(PSS {warm_pss:.1f} -> {end_pss:.1f} MiB: {end_pss / warm_pss - 1:+.1%}; "
+        f"drained at {n / drained:,.1f} jobs/s including worker start)"
+    )
 
 
 def main() -> None:

@@ -43,7 +43,12 @@ LOADS = {
     "bare": Target("GET", "/bench/bare/{attempt}/", expect_status=200),
     "fresh": Target("POST", SUBMIT_PATH, body=ANSWER_BODY, key="fresh", expect_status=202),
     "replay": Target(
-        "POST", SUBMIT_PATH, body=ANSWER_BODY, key="fixed", expect_status=202, expect_replayed=True,
+        "POST",
+        SUBMIT_PATH,
+        body=ANSWER_BODY,
+        key="fixed",
+        expect_status=202,
+        expect_replayed=True,
         fixed_key_prefix=FIXED_PREFIX,
     ),
 }
@@ -86,7 +91,9 @@ def prime_replays(pairs: list[tuple[str, int]]) -> None:
 def _post_raw(client: common.Client, attempt: int):
     # The body must be byte for byte the one the load sends: the fingerprint covers it.
     return client.request(
-        "POST", SUBMIT_PATH.format(attempt=attempt), body=ANSWER_BODY,
+        "POST",
+        SUBMIT_PATH.format(attempt=attempt),
+        body=ANSWER_BODY,
         headers={"Idempotency-Key": f"{FIXED_PREFIX}-{attempt}"},
     )
 
@@ -131,7 +138,7 @@ def run_rounds(args, pairs, tool, web) -> dict[str, list[common.LoadResult]]:
     for round_no in range(args.rounds):
         with common.phase(f"round {round_no + 1}/{args.rounds}: {args.seconds:.0f} s per load"):
             # Rotating the order spreads the drift of a shared machine over all three loads.
-            for name in order[round_no % 3:] + order[: round_no % 3]:
+            for name in order[round_no % 3 :] + order[: round_no % 3]:
                 result = common.load(LOADS[name], pairs, seconds=args.seconds, connections=args.connections, tool=tool)
                 results[name].append(result)
                 print(
@@ -163,8 +170,14 @@ def report(args, results) -> None:
             ]
         )
     common.print_table(
-        ["load", *[f"round {i + 1} req/s" for i in range(args.rounds)], "median req/s", "p50 ms", "p99 ms",
-         "unexpected"],
+        [
+            "load",
+            *[f"round {i + 1} req/s" for i in range(args.rounds)],
+            "median req/s",
+            "p50 ms",
+            "p99 ms",
+            "unexpected",
+        ],
         rows,
     )
     print()

@@ -86,8 +86,13 @@ def recreate_database(name: str) -> None:
         raise BenchFailure(f"unsafe database name {name!r}")
     try:
         conn = psycopg.connect(
-            host=PG_HOST, port=PG_PORT, user=PG_USER, password=PG_PASSWORD or None, dbname="postgres",
-            autocommit=True, connect_timeout=5,
+            host=PG_HOST,
+            port=PG_PORT,
+            user=PG_USER,
+            password=PG_PASSWORD or None,
+            dbname="postgres",
+            autocommit=True,
+            connect_timeout=5,
         )
     except psycopg.Error as exc:
         raise BenchFailure(
@@ -102,10 +107,18 @@ def recreate_database(name: str) -> None:
 def drop_database(name: str) -> None:
     import psycopg
 
-    with contextlib.suppress(psycopg.Error), psycopg.connect(
-        host=PG_HOST, port=PG_PORT, user=PG_USER, password=PG_PASSWORD or None, dbname="postgres",
-        autocommit=True, connect_timeout=5,
-    ) as conn:
+    with (
+        contextlib.suppress(psycopg.Error),
+        psycopg.connect(
+            host=PG_HOST,
+            port=PG_PORT,
+            user=PG_USER,
+            password=PG_PASSWORD or None,
+            dbname="postgres",
+            autocommit=True,
+            connect_timeout=5,
+        ) as conn,
+    ):
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -324,8 +337,14 @@ def wait_until(
 
 
 def wait_progress(
-    count: Callable[[], int], target: int, *, proc: Proc, what: str, stall_seconds: float = 120,
-    diagnose: Callable[[], str] = lambda: "", interval: float = 0.25,
+    count: Callable[[], int],
+    target: int,
+    *,
+    proc: Proc,
+    what: str,
+    stall_seconds: float = 120,
+    diagnose: Callable[[], str] = lambda: "",
+    interval: float = 0.25,
 ) -> None:
     """Wait until count() reaches target; fail once it has not moved for stall_seconds (a slow
     machine only slows progress, a lost message stops it)."""
@@ -339,9 +358,7 @@ def wait_progress(
         if not proc.alive():
             raise BenchFailure(f"{proc.name} exited at {current}/{target} {what}:\n{proc.tail()}")
         if time.monotonic() - moved > stall_seconds:
-            raise BenchFailure(
-                f"no progress for {stall_seconds:.0f} s at {current}/{target} {what}. {diagnose()}"
-            )
+            raise BenchFailure(f"no progress for {stall_seconds:.0f} s at {current}/{target} {what}. {diagnose()}")
         time.sleep(interval)
 
 
@@ -508,16 +525,28 @@ def _load_wrk(target: Target, pairs, *, seconds: float, connections: int, port: 
         # One wrk thread: on two cores every cycle the load generator burns is taken from the
         # server, and one event loop keeps 16 connections busy easily.
         out = subprocess.run(
-            ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
-             "-s", handle.name, f"http://127.0.0.1:{port}/"],
-            capture_output=True, text=True, timeout=seconds + 60, check=False,
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{max(1, round(seconds))}s",
+                "--timeout",
+                "10s",
+                "-s",
+                handle.name,
+                f"http://127.0.0.1:{port}/",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=seconds + 60,
+            check=False,
         )
     finally:
         os.unlink(handle.name)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("WRKJSON ")), None)
     if line is None:
         raise BenchFailure(f"wrk failed (exit {out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-    data = json.loads(line[len("WRKJSON "):])
+    data = json.loads(line[len("WRKJSON ") :])
     return LoadResult(
         requests=data["requests"],
         seconds=data["seconds"],
@@ -603,8 +632,12 @@ def _load_python(target: Target, pairs, *, seconds: float, connections: int, por
         requests=sum(c for c, _, _ in parts),
         seconds=seconds,
         unexpected=sum(u for _, u, _ in parts),
-        latencies_ms={"p50": percentile(lat, 50), "p90": percentile(lat, 90), "p99": percentile(lat, 99),
-                      "max": lat[-1] if lat else 0.0},
+        latencies_ms={
+            "p50": percentile(lat, 50),
+            "p90": percentile(lat, 90),
+            "p99": percentile(lat, 99),
+            "max": lat[-1] if lat else 0.0,
+        },
         tool="python",
     )
 

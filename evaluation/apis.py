@@ -45,8 +45,12 @@ class DeadLetterReplayApi(APIView):
             raise NotFound(f"There is no dead letter {dead_letter_id}.")
         result = dead_letter_replay(dead_letter_id=dead_letter_id, user=request.user)
         return Response(
-            {"dead_letter_id": result.dead_letter_id, "job_id": result.job_id, "replayed": result.replayed,
-             "detail": result.detail},
+            {
+                "dead_letter_id": result.dead_letter_id,
+                "job_id": result.job_id,
+                "replayed": result.replayed,
+                "detail": result.detail,
+            },
             status=status.HTTP_202_ACCEPTED,
         )
 

@@ -85,9 +85,7 @@ class Worker:
         self.kill(signal.SIGKILL)
 
 
-def start_worker(
-    tmp_path: Path, *, concurrency: int = 2, queues: str = "evaluate,generate,ops", **env: str
-) -> Worker:
+def start_worker(tmp_path: Path, *, concurrency: int = 2, queues: str = "evaluate,generate,ops", **env: str) -> Worker:
     name = f"w{uuid.uuid4().hex[:8]}"
     log = tmp_path / f"{name}.log"
     ready = tmp_path / f"{name}.ready"
@@ -168,8 +166,19 @@ class RedisServer:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="ip-redis-")
         self.proc = subprocess.Popen(
-            [executable, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.dir],
+            [
+                executable,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self.dir,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,

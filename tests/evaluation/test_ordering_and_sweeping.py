@@ -56,10 +56,7 @@ def _orderings(rng):
         steps = ["start1", "submit2", "start2", "open1", "open2"]
         rng.shuffle(steps)
         position = {s: i for i, s in enumerate(steps)}
-        if (
-            position["start1"] < position["open1"]
-            and position["submit2"] < position["start2"] < position["open2"]
-        ):
+        if position["start1"] < position["open1"] and position["submit2"] < position["start2"] < position["open2"]:
             return steps
 
 

@@ -161,9 +161,9 @@ def test_broker_paused_submits_answer_at_once_and_jobs_run_after_resume(tmp_path
             assert Result.objects.get(submission_id=last).score == 54
             assert Attempt.objects.get(pk=attempt.pk).latest_submission_id == last
             wait_for(
-                lambda: not EvaluationJob.objects.exclude(
-                    status__in=[JobStatus.SUCCEEDED, JobStatus.DISCARDED]
-                ).exists(),
+                lambda: (
+                    not EvaluationJob.objects.exclude(status__in=[JobStatus.SUCCEEDED, JobStatus.DISCARDED]).exists()
+                ),
                 timeout=30,
                 message="every job final",
             )
