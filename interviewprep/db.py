@@ -12,6 +12,10 @@ def call_prepared(sql: str, params: list) -> tuple | None:
     """One row from `sql` on Django's connection (so inside its transaction, if one is open), as
     a server-side prepared statement: Django's own cursors bind on the client, and quoting the
     parameters into the text was measured at about a tenth of an evaluation job's CPU."""
+    # As Django's own cursors do: a connection not yet checked since the last request or task
+    # (CONN_HEALTH_CHECKS) is checked first, and replaced if the database dropped it.
+    if not connection.in_atomic_block:
+        connection.close_if_health_check_failed()
     connection.ensure_connection()
     started = time.monotonic()
     try:

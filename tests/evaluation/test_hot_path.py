@@ -209,7 +209,8 @@ def _kill_other_connections() -> int:
 
 
 def test_a_worker_keeps_its_connection_between_jobs_and_survives_losing_it(workers, assert_invariants):
-    workers()
+    # One child, so that the job after each cut is run by the child whose connection was cut.
+    worker = workers(concurrency=1)
     first = [_fresh_job()[2] for _ in range(3)]
     wait_for(lambda: EvaluationJob.objects.filter(pk__in=first, status=JobStatus.SUCCEEDED).count() == 3, timeout=30)
     sessions = _database_sessions()
@@ -218,13 +219,16 @@ def test_a_worker_keeps_its_connection_between_jobs_and_survives_losing_it(worke
     # Celery's default is a new session per task (two here, before and after); the worker keeps one.
     assert _database_sessions() - sessions < 10
 
-    # The database drops every connection between jobs, right after one (the next claim finds
-    # it broken and reconnects) or after a pause (the health check finds it): either way the
-    # next job runs at once on a new one, instead of failing and waiting for the sweeper.
-    for pause in (0.0, 1.5):
+    # The database drops every connection between jobs. Right after a job, the next claim finds
+    # it broken and reconnects once; after a pause, the health check on its first use finds it.
+    # Either way the next job runs at once on a new one, instead of failing and waiting for the
+    # sweeper.
+    for pause, reconnects in ((0.0, 1), (1.5, 0)):
         time.sleep(pause)
+        before = worker.output().count("reconnecting")
         assert _kill_other_connections() >= 1
         _, submission_id, job_id = _fresh_job("score=12")
         wait_for(lambda: Result.objects.filter(submission_id=submission_id).exists(), timeout=15)
         assert EvaluationJob.objects.get(pk=job_id).tries == 1
+        assert worker.output().count("reconnecting") - before == reconnects, worker.output()[-2000:]
     assert_invariants()
