@@ -1,4 +1,5 @@
-"""Calls of the PL/pgSQL functions that carry the hot paths (attempts/sql, evaluation/sql)."""
+"""The statements of the hot paths: the PL/pgSQL functions (attempts/sql, evaluation/sql) and
+the outbox publisher's two."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from django.db import connection
 
 
 def call_prepared(sql: str, params: list) -> tuple | None:
-    """One row from `sql` on Django's connection (so inside its transaction, if one is open), as
+    """The first row of `run_prepared`, or None."""
+    rows = run_prepared(sql, params)
+    return rows[0] if rows else None
+
+
+def run_prepared(sql: str, params: list) -> list[tuple]:
+    """The rows of `sql` on Django's connection (so inside its transaction, if one is open), as
     a server-side prepared statement: Django's own cursors bind on the client, and quoting the
     parameters into the text was measured at about a tenth of an evaluation job's CPU."""
     # As Django's own cursors do: a connection not yet checked since the last request or task
@@ -21,7 +28,7 @@ def call_prepared(sql: str, params: list) -> tuple | None:
     try:
         with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
             cursor.execute(sql, params, prepare=True)
-            return cursor.fetchone()
+            return cursor.fetchall() if cursor.description else []
     finally:
         if connection.queries_logged:
             # Counted like any query by Django's debug log (and the tests' query counts).
