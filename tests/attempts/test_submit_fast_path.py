@@ -11,6 +11,7 @@ import re
 import uuid
 
 import pytest
+from django.db.models import Q
 
 from attempts.errors import IdempotencyKeyReused, NotFound
 from attempts.models import Attempt, AttemptStatus, IdempotencyRecord, StateChange, Submission, SubmissionStatus
@@ -44,7 +45,8 @@ def _snapshot(attempt: Attempt, key: str) -> dict:
     outbox = Outbox.objects.get(job=job)
     record = IdempotencyRecord.objects.get(user=attempt.user, key=key)
     changes = StateChange.objects.filter(created_at__gte=new.created_at).filter(
-        object_id__in=[attempt.pk, *(s.pk for s in older), new.pk]
+        Q(entity="attempt", object_id=attempt.pk)
+        | Q(entity="submission", object_id__in=[*(s.pk for s in older), new.pk])
     )
     return {
         "attempt": (attempt.status, attempt.version, attempt.latest_submission_id == new.pk),
