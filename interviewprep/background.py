@@ -1,4 +1,5 @@
-"""A thread per process for the Redis writes that follow a job's commit.
+"""A thread per process for the Redis writes that follow a job's commit, and `PerProcess`,
+which the project's per-process threads are made with.
 
 A worker child is busy until its task returns, so every round trip left in a job delays the
 next one. What only has to happen soon after a commit (the cache copy, the claim's cache floor,
@@ -15,13 +16,38 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class PerProcess(Generic[T]):
+    """One `factory()` per process, made on first use. A forked child (gunicorn, Celery
+    prefork) makes its own: the parent's threads do not survive the fork."""
+
+    def __init__(self, factory: Callable[[], T]):
+        self._factory = factory
+        self._pid = 0
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        if self._pid != os.getpid():
+            with self._lock:
+                if self._pid != os.getpid():
+                    self._value = self._factory()
+                    self._pid = os.getpid()
+        return self._value
+
+    def made(self) -> T | None:
+        """This process's instance if it was made, else None (without making one)."""
+        return self._value if self._pid == os.getpid() else None
 
 
 class _Runner:
     def __init__(self) -> None:
-        self.pid = os.getpid()
         self.queue: queue.Queue[Callable[[], None]] = queue.Queue()
         self.thread = threading.Thread(target=self._loop, name="after-commit", daemon=True)
         self.thread.start()
@@ -37,29 +63,18 @@ class _Runner:
                 self.queue.task_done()
 
 
-_runner: _Runner | None = None
-_runner_lock = threading.Lock()
-
-
-def _current() -> _Runner:
-    global _runner
-    # A forked child (Celery prefork, gunicorn) gets its own thread.
-    if _runner is None or _runner.pid != os.getpid():
-        with _runner_lock:
-            if _runner is None or _runner.pid != os.getpid():
-                _runner = _Runner()
-    return _runner
+_runner = PerProcess(_Runner)
 
 
 def run_soon(work: Callable[[], None]) -> None:
     """Run `work` on this process's background thread, after what was handed over before it."""
-    _current().queue.put(work)
+    _runner.get().queue.put(work)
 
 
 def settle(timeout: float = 5.0) -> bool:
     """Wait until everything handed over so far is done (shutdown, tests). False on timeout."""
-    runner = _runner
-    if runner is None or runner.pid != os.getpid():
+    runner = _runner.made()
+    if runner is None:
         return True
     deadline = time.monotonic() + timeout
     while runner.queue.unfinished_tasks:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import threading
 import time
@@ -52,7 +51,7 @@ from evaluation.models import (
 )
 from evaluation.services.outbox import outbox_add
 from interviewprep import metrics
-from interviewprep.background import run_soon
+from interviewprep.background import PerProcess, run_soon
 from interviewprep.db import call_prepared
 
 logger = logging.getLogger(__name__)
@@ -447,11 +446,11 @@ class Heartbeat:
         self.lost = False
 
     def __enter__(self) -> Heartbeat:
-        _beater().add(self)
+        _beater.get().add(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _beater().discard(self)
+        _beater.get().discard(self)
 
     def beat(self) -> None:
         if not job_heartbeat(self.claim):
@@ -462,7 +461,6 @@ class Heartbeat:
 
 class _Beater:
     def __init__(self) -> None:
-        self.pid = os.getpid()
         self.runs: set[Heartbeat] = set()
         self._guard = threading.Lock()
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
@@ -494,18 +492,7 @@ class _Beater:
                     connection.close()
 
 
-_beater_instance: _Beater | None = None
-_beater_lock = threading.Lock()
-
-
-def _beater() -> _Beater:
-    global _beater_instance
-    # A forked child (Celery prefork) gets its own thread.
-    if _beater_instance is None or _beater_instance.pid != os.getpid():
-        with _beater_lock:
-            if _beater_instance is None or _beater_instance.pid != os.getpid():
-                _beater_instance = _Beater()
-    return _beater_instance
+_beater = PerProcess(_Beater)
 
 
 # --- running ---------------------------------------------------------------------------------

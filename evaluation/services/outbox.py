@@ -10,7 +10,6 @@ Delivery is at least once; the task's compare-and-swap claim makes a duplicate a
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import threading
 import time
@@ -23,6 +22,7 @@ from django.utils import timezone
 
 from evaluation.models import EvaluationJob, JobKind, JobStatus, Outbox
 from interviewprep import metrics
+from interviewprep.background import PerProcess
 from interviewprep.db import run_prepared
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> O
 
 def outbox_publish_after_commit(*, outbox_id: int) -> None:
     """Inside the transaction that wrote the row: the fast path publishes it once that commits."""
-    transaction.on_commit(lambda: fast_publisher().submit([outbox_id]))
+    transaction.on_commit(lambda: _fast_publisher.get().submit([outbox_id]))
 
 
 def _publish(row: Outbox, producer) -> None:
@@ -134,7 +134,6 @@ class FastPublisher:
     """A daemon thread per process that publishes rows right after their commit."""
 
     def __init__(self) -> None:
-        self.pid = os.getpid()
         self.queue: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._loop, name="outbox-fast-path", daemon=True)
         self.thread.start()
@@ -165,18 +164,7 @@ class FastPublisher:
                 logger.exception("fast-path publish failed; the relay will publish it")
 
 
-_publisher: FastPublisher | None = None
-_publisher_lock = threading.Lock()
-
-
-def fast_publisher() -> FastPublisher:
-    global _publisher
-    # A forked child (gunicorn, Celery prefork) gets its own thread.
-    if _publisher is None or _publisher.pid != os.getpid():
-        with _publisher_lock:
-            if _publisher is None or _publisher.pid != os.getpid():
-                _publisher = FastPublisher()
-    return _publisher
+_fast_publisher = PerProcess(FastPublisher)
 
 
 def outbox_relay_loop(*, interval: float = 0.5, stop: threading.Event | None = None) -> None:

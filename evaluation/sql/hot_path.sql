@@ -7,7 +7,7 @@
 -- They decide nothing the Python services do not: each one checks that the job is in the one
 -- ordinary state it handles (a first claim of a queued job whose submission is the latest; a
 -- result for a running job whose lease is still the caller's) and otherwise changes nothing and
--- answers 'other', and the caller then runs the general Python path (evaluation/services/
+-- returns no row, and the caller then runs the general Python path (evaluation/services/
 -- jobs.py), which handles every case and refuses illegal moves. The moves made here are legal
 -- in the transition tables of attempts/services/transitions.py (a test checks it), and a test
 -- compares the rows each function writes with those the Python path writes.
@@ -51,10 +51,7 @@ BEGIN
       FROM evaluation_evaluationjob job JOIN attempts_submission sub ON sub.id = job.submission_id
      WHERE job.id = p_job;
     IF v_attempt_id IS NULL THEN
-        RETURN QUERY SELECT 'other'::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::timestamptz,
-            NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::timestamptz,
-            NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text;
-        RETURN;
+        RETURN;  -- no row: another case, the general path's
     END IF;
     SELECT * INTO a FROM attempts_attempt WHERE id = v_attempt_id FOR UPDATE;
     SELECT * INTO j FROM evaluation_evaluationjob WHERE id = p_job FOR UPDATE;
@@ -62,10 +59,7 @@ BEGIN
     IF j.kind <> 'evaluate' OR j.status NOT IN ('pending', 'queued') OR j.tries >= j.max_tries
        OR a.latest_submission_id IS DISTINCT FROM j.submission_id
        OR s.status <> 'queued' OR a.status <> 'queued' THEN
-        RETURN QUERY SELECT 'other'::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::timestamptz,
-            NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::timestamptz,
-            NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text;
-        RETURN;
+        RETURN;  -- no row: another case, the general path's
     END IF;
     -- A claim lost in a database crash is harmless: the job is claimable again, and the run's
     -- result write, which stays durable, is refused by the fence.
@@ -126,7 +120,6 @@ BEGIN
     IF j.lease_token IS DISTINCT FROM p_token OR j.status <> 'running'
        OR a.latest_submission_id IS DISTINCT FROM p_submission
        OR a.status <> 'processing' OR v_submission_status IS DISTINCT FROM 'processing' THEN
-        RETURN QUERY SELECT 'other'::text, NULL::bigint, NULL::timestamptz;
         RETURN;
     END IF;
     INSERT INTO attempts_result (submission_id, score, max_score, feedback, details, created_at)
@@ -135,7 +128,6 @@ BEGIN
     RETURNING id INTO v_result;
     IF v_result IS NULL THEN
         -- It has its result already: the general path says so and discards this run.
-        RETURN QUERY SELECT 'other'::text, NULL::bigint, NULL::timestamptz;
         RETURN;
     END IF;
     UPDATE attempts_submission SET status = 'completed', updated_at = p_now WHERE id = p_submission;
