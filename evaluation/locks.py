@@ -10,19 +10,13 @@ import logging
 
 import redis
 
-from interviewprep.redis_state import state_redis
+from interviewprep.redis_state import RELEASE_IF_OWNER, state_redis
 
 logger = logging.getLogger(__name__)
 
 _EXTEND = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE = """
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  return redis.call('del', KEYS[1])
 end
 return 0
 """
@@ -59,7 +53,7 @@ class AttemptLock:
         if not self.held:
             return
         try:
-            state_redis().eval(_RELEASE, 1, self.key, self.token)
+            state_redis().eval(RELEASE_IF_OWNER, 1, self.key, self.token)
         except redis.RedisError as exc:
             logger.warning("lock release failed; it expires by itself", extra={"lock": self.key, "error": str(exc)})
         self.held = False

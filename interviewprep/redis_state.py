@@ -19,6 +19,15 @@ from redis.retry import Retry
 # off for a second). Connections are still made only on demand.
 MAX_CONNECTIONS = 10_000
 
+# KEYS[1] = a key holding an owner's token; ARGV[1] = the token. Deletes it only for its owner,
+# so a holder whose TTL ran out cannot drop the next holder's key.
+RELEASE_IF_OWNER = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
 _lock = threading.Lock()
 _clients: dict[tuple[int, str], redis.Redis] = {}
 

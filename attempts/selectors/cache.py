@@ -10,8 +10,10 @@ the database after it is authoritative and clears the floor (the writer committe
   one cached and not below the floor: a slow writer or a reader with an old copy can never put
   it back over a newer one, and nothing is ever deleted, so delete-then-stale-set cannot happen.
 - A reader passing `min_version` never gets a copy older than that.
-- A cold key is computed by the reader holding a short lease; the others wait briefly for its
-  copy (single flight), and fall back to the database if it does not come.
+- A cold key is computed by the reader holding a short lease; the others wait for its copy while
+  the lease lives (single flight), so a slow database is asked once, not by every reader. They
+  read the database themselves only when the leader is done without a copy that will do, or its
+  lease ran out (it died or is slower than the lease).
 - Redis slow or down: every call has a 250 ms timeout and no retry, after a failure reads skip
   the cache for a second, and the database answers. Floor raises are always tried.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 import time
 from typing import Any
@@ -27,14 +30,13 @@ from typing import Any
 import redis
 
 from interviewprep import metrics
-from interviewprep.redis_state import cache_redis
+from interviewprep.redis_state import RELEASE_IF_OWNER, cache_redis
 
 logger = logging.getLogger(__name__)
 
 TTL_SECONDS = 3600
 FLOOR_SECONDS = 120  # a raised floor whose writer rolled back stops forcing misses after this
-LEASE_MS = 2000
-WAIT_FOR_LEASE_SECONDS = 0.5
+LEASE_MS = 2000  # also bounds how long a reader waits for another's copy
 BACKOFF_AFTER_ERROR = 1.0
 
 # KEYS[1] = hash; ARGV = version, payload, ttl, read_at (when the copy was read from PostgreSQL)
@@ -194,8 +196,9 @@ def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[s
 def _fill(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
     client = cache_redis()
     lease_key = f"{_key(attempt_id)}:lease"
+    token = secrets.token_hex(8)
     try:
-        leader = bool(client.set(lease_key, "1", nx=True, px=LEASE_MS))
+        leader = bool(client.set(lease_key, token, nx=True, px=LEASE_MS))
     except redis.RedisError as exc:
         _failed(exc)
         return _compute(attempt_id)
@@ -212,22 +215,24 @@ def _fill(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
         return _compute(attempt_id)
     finally:
         try:
-            client.delete(lease_key)
+            client.eval(RELEASE_IF_OWNER, 1, lease_key, token)
         except redis.RedisError:
-            pass
+            pass  # it expires by itself
 
 
 def _follow(attempt_id: int, min_version: int | None, lease_key: str) -> dict[str, Any] | None:
-    """Wait for the leader's copy; stop waiting as soon as the leader is done without one that
-    will do (its copy was refused under a writer's floor), rather than for the whole wait."""
+    """Wait for the leader's copy while its lease lives; stop as soon as the leader is done without
+    one that will do (its copy was refused under a writer's floor). The copy and the lease are
+    read in one MULTI: the leader stores before it lets go, so a lease seen gone means its copy,
+    if any, is seen too."""
     client = cache_redis()
-    deadline = time.monotonic() + WAIT_FOR_LEASE_SECONDS
+    deadline = time.monotonic() + LEASE_MS / 1000
     delay = 0.005
     while time.monotonic() < deadline:
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
         try:
-            pipe = client.pipeline(transaction=False)
+            pipe = client.pipeline(transaction=True)
             pipe.hmget(_key(attempt_id), "payload", "floor")
             pipe.exists(lease_key)
             (raw, raw_floor), leader_busy = pipe.execute()

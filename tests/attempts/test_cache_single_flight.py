@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
+from attempts.models import Attempt
+from attempts.selectors import cache
 from attempts.selectors.attempts import attempt_get_for_user, attempt_payload_from_db
 from interviewprep import metrics
+from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
 
 READERS = 200
@@ -44,3 +48,64 @@ def test_cold_key_is_computed_at_most_twice_and_every_reader_gets_the_payload():
     misses = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "miss"})
     hits = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
     assert misses + hits == READERS
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_leader_is_waited_for_while_it_holds_the_lease_not_raced_by_every_reader():
+    """The database is slow (a migration holds the table) when a key goes cold: the readers wait
+    for the one leader still at work instead of all giving up after a fixed wait and piling onto
+    the database, which is what single flight exists to prevent."""
+    attempt = AttemptFactory()
+    readers = 50
+    hold_seconds = 1.2  # longer than a follower used to wait, shorter than the leader's lease
+    locked = threading.Event()
+
+    def hold_table() -> None:
+        try:
+            with transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute(f"LOCK TABLE {Attempt._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+                locked.set()
+                time.sleep(hold_seconds)
+        finally:
+            locked.set()
+            connection.close()
+
+    holder = threading.Thread(target=hold_table)
+    holder.start()
+    assert locked.wait(timeout=30)
+    before = metrics.counter_value("interviewprep_cache_computations_total")
+    results: list[dict | BaseException] = [None] * readers  # type: ignore[list-item]
+
+    def read(i: int) -> None:
+        try:
+            results[i] = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            results[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(readers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    holder.join(timeout=60)
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert not errors, errors[:3]
+    assert all(r["id"] == attempt.pk for r in results)
+    computations = metrics.counter_value("interviewprep_cache_computations_total") - before
+    assert computations == 1, f"{computations} database computations for one slow cold key"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_leader_that_died_holding_the_lease_delays_readers_only_until_it_lapses():
+    """A reader killed between taking the lease and storing its copy leaves the lease behind; the
+    others wait it out (bounded by its TTL), then read the database themselves."""
+    attempt = AttemptFactory()
+    cache_redis().set(f"{cache._key(attempt.pk)}:lease", "a-dead-reader", px=cache.LEASE_MS)
+    before = metrics.counter_value("interviewprep_cache_computations_total")
+    payload = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert payload["id"] == attempt.pk
+    assert metrics.counter_value("interviewprep_cache_computations_total") - before == 1
+    assert cache_redis().get(f"{cache._key(attempt.pk)}:lease") in (None, b"a-dead-reader")
