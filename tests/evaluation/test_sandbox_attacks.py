@@ -193,10 +193,8 @@ def test_four_gigabyte_allocation_is_a_memory_failure(mode):
 
 
 def test_infinite_loop_is_stopped_by_the_cpu_limit(mode):
-    started = time.monotonic()
     run = attack(mode, "while True:\n    pass\n", cpu=0.5)
     assert run.tests[0] is None and run.ended == "cpu", run
-    assert time.monotonic() - started < 3
 
 
 def test_cpu_bound_c_code_is_stopped_by_the_hard_limit(mode):
