@@ -180,6 +180,27 @@ def test_the_sql_result_write_refuses_a_lost_lease_and_a_superseded_submission()
     assert jobs._record_result_any(newer, OUTCOME) == "discarded"
 
 
+def test_a_worker_dying_after_the_sql_result_commit_leaves_no_older_copy_served(monkeypatch):
+    """The one-statement result write commits as it returns, so its cache floor must be up
+    before it: a worker killed right after (its background steps, the copy and the lock release,
+    lost) must not leave readers the processing copy."""
+    from attempts.selectors.attempts import attempt_get_for_user
+
+    attempt, _, job_id = _fresh_job()
+    claim = jobs.job_claim(job_id=job_id, worker="w")
+    assert background.settle()
+    processing = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert processing["status"] == AttemptStatus.PROCESSING
+    assert cache._read(attempt.pk)[0]["version"] == processing["version"], "the read did not cache its copy"
+
+    monkeypatch.setattr(jobs, "run_soon", lambda work: None)  # the process dies before these run
+    assert jobs._record_result_running(claim, OUTCOME)
+
+    got = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert got["status"] == AttemptStatus.COMPLETED and got["version"] == processing["version"] + 1
+    assert got["result"]["score"] == 61.0
+
+
 def test_the_moves_the_sql_makes_are_legal_in_the_transition_tables():
     sql = (Path(jobs.__file__).resolve().parent.parent / "sql" / "hot_path.sql").read_text()
     moves = set(re.findall(r"\('(attempt|submission)', [\w.]+, '(\w+)', '(\w+)'", sql))
