@@ -15,7 +15,7 @@
     warm-up (the first 10 %) under 10 %.
 
     .venv/bin/python benchmarks/bench_pipeline.py [--jobs 2000] [--submits 200] [--memory-jobs 10000]
-                                                  [--only a,b,c] [--rounds 1]
+                                                  [--only a,b,c] [--rounds 5]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres; BENCH_PG_* to change) and Redis on
 127.0.0.1:6379, whose databases 14 and 15 it flushes.
@@ -100,7 +100,13 @@ def noop(run: str) -> None:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2000, help="(a) jobs per side per round")
-    parser.add_argument("--rounds", type=int, default=1, help="(a) rounds of no-op then real")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="(a) rounds of no-op then real; the verdict takes the median ratio (one round on this "
+        "shared machine ranged 0.31-0.49)",
+    )
     parser.add_argument("--submits", type=int, default=200, help="(b) measured submits")
     parser.add_argument("--memory-jobs", type=int, default=10_000, help="(c) jobs drained")
     parser.add_argument("--only", default="a,b,c", help="which parts to run, e.g. a,c")
