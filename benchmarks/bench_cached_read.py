@@ -142,7 +142,7 @@ def main() -> None:
     print()
     print_table(["view", "median req/s", "min", "max", "p50 ms", "p99 ms"], rows)
     ratio = rows[1][1] / rows[0][1]
-    print(f"\nratio cached/bare: {ratio:.2f} (target >= {TARGET_RATIO}): {verdict(ratio >= TARGET_RATIO)}")
+    print(f"\nratio cached/bare: {ratio:.3f} (target >= {TARGET_RATIO}): {verdict(ratio >= TARGET_RATIO)}")
     delta = {k: after[k] - before[k] for k in after}
     served = sum(delta.values())
     hit_ratio = delta["hit"] / served if served else 0.0

@@ -299,7 +299,7 @@ def part_a(procs: common.Processes, args) -> None:
         )
         return
     print(
-        f"\nevaluations / no-op = {ratio:.2f} (per round: {', '.join(f'{r:.2f}' for r in ratios)})  "
+        f"\nevaluations / no-op = {ratio:.3f} (per round: {', '.join(f'{r:.2f}' for r in ratios)})  "
         f"target >= {TARGET_RATIO}  {common.verdict(ratio >= TARGET_RATIO)}"
     )
 

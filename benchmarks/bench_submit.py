@@ -185,7 +185,7 @@ def report(args, results) -> None:
         per_round = [r.rps / b.rps for r, b in zip(results[name], results["bare"], strict=True) if b.rps]
         ratio = common.median(per_round)
         print(
-            f"{name} / bare = {ratio:.2f} (median of per-round ratios; ratio of medians "
+            f"{name} / bare = {ratio:.3f} (median of per-round ratios; ratio of medians "
             f"{medians[name] / medians['bare']:.2f}; per round: {', '.join(f'{x:.2f}' for x in per_round)})  "
             f"target >= {target}  {common.verdict(ratio >= target)}"
         )
