@@ -201,6 +201,24 @@ def test_a_worker_dying_after_the_sql_result_commit_leaves_no_older_copy_served(
     assert got["result"]["score"] == 61.0
 
 
+@pytest.mark.parametrize("case", [_retrying, _claimed_elsewhere])
+def test_the_sql_result_raises_the_floor_to_the_version_it_writes_after_a_general_claim(case, caplog):
+    """A retry or a run taking over a silent one is claimed by the general path; its result
+    still goes through the SQL write, whose floor is raised from the claim's copy of the
+    attempt before the statement: that copy must carry the version the statement writes on."""
+    attempt, submission_id, job_id = _fresh_job()
+    case(job_id)
+    EvaluationJob.objects.filter(pk=job_id).update(
+        next_retry_at=None, heartbeat_at=jobs.timezone.now() - jobs.timedelta(seconds=60)
+    )
+    claim = jobs._claim_any(job_id=job_id, worker="w", now=jobs.timezone.now())
+    assert claim is not None
+    assert jobs._record_result_running(claim, OUTCOME)
+    written = Attempt.objects.get(pk=attempt.pk).version
+    assert cache._read(attempt.pk)[1] == written
+    assert "unexpected attempt version" not in caplog.text
+
+
 def test_the_moves_the_sql_makes_are_legal_in_the_transition_tables():
     sql = (Path(jobs.__file__).resolve().parent.parent / "sql" / "hot_path.sql").read_text()
     moves = set(re.findall(r"\('(attempt|submission)', [\w.]+, '(\w+)', '(\w+)'", sql))
