@@ -78,6 +78,21 @@ def bench_env(db_name: str, settings_module: str = "interviewprep.settings", **e
     return env
 
 
+def _admin_connection():
+    """An autocommit connection to the server's `postgres` database, to create and drop others."""
+    import psycopg
+
+    return psycopg.connect(
+        host=PG_HOST,
+        port=PG_PORT,
+        user=PG_USER,
+        password=PG_PASSWORD or None,
+        dbname="postgres",
+        autocommit=True,
+        connect_timeout=5,
+    )
+
+
 def recreate_database(name: str) -> None:
     """A fresh, empty database: table sizes left by an earlier run would skew the numbers."""
     import psycopg
@@ -85,15 +100,7 @@ def recreate_database(name: str) -> None:
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
         raise BenchFailure(f"unsafe database name {name!r}")
     try:
-        conn = psycopg.connect(
-            host=PG_HOST,
-            port=PG_PORT,
-            user=PG_USER,
-            password=PG_PASSWORD or None,
-            dbname="postgres",
-            autocommit=True,
-            connect_timeout=5,
-        )
+        conn = _admin_connection()
     except psycopg.Error as exc:
         raise BenchFailure(
             f"cannot reach PostgreSQL at {PG_HOST}:{PG_PORT} as {PG_USER} ({exc}); "
@@ -107,18 +114,7 @@ def recreate_database(name: str) -> None:
 def drop_database(name: str) -> None:
     import psycopg
 
-    with (
-        contextlib.suppress(psycopg.Error),
-        psycopg.connect(
-            host=PG_HOST,
-            port=PG_PORT,
-            user=PG_USER,
-            password=PG_PASSWORD or None,
-            dbname="postgres",
-            autocommit=True,
-            connect_timeout=5,
-        ) as conn,
-    ):
+    with contextlib.suppress(psycopg.Error), _admin_connection() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

@@ -18,13 +18,11 @@ from tests.factories import AttemptFactory
 READERS = 200
 
 
-@pytest.mark.django_db(transaction=True)
-def test_cold_key_is_computed_at_most_twice_and_every_reader_gets_the_payload():
-    attempt = AttemptFactory()
-    expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
-    before = metrics.counter_value("interviewprep_cache_computations_total")
-    barrier = threading.Barrier(READERS)
-    results: list[dict | BaseException] = [None] * READERS  # type: ignore[list-item]
+def _read_at_once(attempt, readers: int) -> list[dict]:
+    """`readers` threads released together by a barrier, each reading the attempt through the
+    cache; fails on any error, else returns what each got."""
+    barrier = threading.Barrier(readers)
+    results: list[dict | BaseException] = [None] * readers  # type: ignore[list-item]
 
     def read(i: int) -> None:
         try:
@@ -35,13 +33,22 @@ def test_cold_key_is_computed_at_most_twice_and_every_reader_gets_the_payload():
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=read, args=(i,)) for i in range(READERS)]
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(readers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
     errors = [r for r in results if isinstance(r, BaseException)]
     assert not errors, errors[:3]
+    return results  # type: ignore[return-value]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cold_key_is_computed_at_most_twice_and_every_reader_gets_the_payload():
+    attempt = AttemptFactory()
+    expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
+    before = metrics.counter_value("interviewprep_cache_computations_total")
+    results = _read_at_once(attempt, READERS)
     assert all(r == expected for r in results)
     computations = metrics.counter_value("interviewprep_cache_computations_total") - before
     assert 1 <= computations <= 2, f"{computations} database computations for one cold key: {metrics.counters()}"
@@ -75,24 +82,8 @@ def test_a_slow_leader_is_waited_for_while_it_holds_the_lease_not_raced_by_every
     holder.start()
     assert locked.wait(timeout=30)
     before = metrics.counter_value("interviewprep_cache_computations_total")
-    results: list[dict | BaseException] = [None] * readers  # type: ignore[list-item]
-
-    def read(i: int) -> None:
-        try:
-            results[i] = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=read, args=(i,)) for i in range(readers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results = _read_at_once(attempt, readers)
     holder.join(timeout=60)
-    errors = [r for r in results if isinstance(r, BaseException)]
-    assert not errors, errors[:3]
     assert all(r["id"] == attempt.pk for r in results)
     computations = metrics.counter_value("interviewprep_cache_computations_total") - before
     assert computations == 1, f"{computations} database computations for one slow cold key"
