@@ -20,8 +20,10 @@ import threading
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -51,12 +53,17 @@ from evaluation.models import (
 )
 from evaluation.services.outbox import outbox_add
 from interviewprep import metrics
-from interviewprep.background import PerProcess, run_soon
+from interviewprep.background import PerProcess, run_later, run_soon
 from interviewprep.db import call_prepared
 
 logger = logging.getLogger(__name__)
 
 Outcome = JobTry.Outcome
+
+# The one-statement claim leaves the cache's queued copy in place for this long before raising
+# its floor to the processing version: a job that is done by then (an instant or a quick coding
+# one) never needs it, as its result raises the floor higher.
+PROCESSING_FLOOR_DELAY = 0.1
 
 
 def lease_timeout() -> float:
@@ -102,6 +109,9 @@ class Claim:
     # What the run needs, read under the claim's locks (evaluate jobs only).
     submission: Submission | None = None
     started: float = field(default_factory=time.monotonic)
+    # Set when the run is over; then `after` (steps due after its commit) is handed over.
+    done: bool = False
+    after: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def actor(self) -> str:
@@ -232,11 +242,6 @@ def _claim_queued(*, job_id: int, worker: str, now) -> Claim | None:
         return None
     (_, try_id, tries, max_tries, created_at, submission_id, answer, attempt_id, user_id, version,
      attempt_created_at, question_id, slug, kind, prompt, spec, evaluator) = row  # fmt: skip
-    # Unlike transition(), which raises the floor before its commit, this raises it just after,
-    # off the job's path: for that moment a reader may still be served the queued copy (lag, and
-    # `min_version` still refuses it to whoever saw this version). The result write, which
-    # changes what a candidate sees, raises it before its commit.
-    run_soon(lambda: attempt_cache_raise_floor(attempt_id=attempt_id, version=version))
     question = Question(
         id=question_id, slug=slug, kind=kind, prompt=prompt, evaluator=evaluator,
         evaluation_spec=json.loads(spec) if isinstance(spec, str) else spec,
@@ -246,7 +251,7 @@ def _claim_queued(*, job_id: int, worker: str, now) -> Claim | None:
         latest_submission_id=submission_id, created_at=attempt_created_at, updated_at=now,
     )  # fmt: skip
     submission = Submission(id=submission_id, attempt=attempt, answer=answer, status=SubmissionStatus.PROCESSING)
-    return Claim(
+    claim = Claim(
         job_id=job_id,
         kind=JobKind.EVALUATE,
         token=token,
@@ -260,6 +265,18 @@ def _claim_queued(*, job_id: int, worker: str, now) -> Claim | None:
         created_at=created_at,
         submission=submission,
     )
+    # Unlike transition(), which raises the floor before its commit, this raises it after, off
+    # the job's path, and only if the run is still going (PROCESSING_FLOOR_DELAY): until then a
+    # reader may still be served the queued copy (lag, and `min_version` still refuses it to
+    # whoever saw this version). The result write, which changes what a candidate sees, raises
+    # it before its commit.
+    run_later(partial(_raise_processing_floor, claim, version), PROCESSING_FLOOR_DELAY)
+    return claim
+
+
+def _raise_processing_floor(claim: Claim, version: int) -> None:
+    if not claim.done:
+        attempt_cache_raise_floor(attempt_id=claim.attempt_id, version=version)
 
 
 def _record_result_running(claim: Claim, outcome) -> bool:
@@ -297,8 +314,8 @@ def _record_result_running(claim: Claim, outcome) -> bool:
         feedback=outcome.feedback, details=outcome.details,
     )  # fmt: skip
     latency = (now - claim.created_at).total_seconds()
-    transaction.on_commit(lambda: _count_finished(claim.kind, JobStatus.SUCCEEDED, latency))
-    transaction.on_commit(lambda: run_soon(lambda: _after_result(attempt, result)))
+    counted = partial(_count_finished, claim.kind, JobStatus.SUCCEEDED, latency)
+    transaction.on_commit(partial(claim.after.extend, (counted, partial(_after_result, attempt, result))))
     return True
 
 
@@ -559,7 +576,7 @@ def _record_result_any(claim: Claim, outcome) -> str:
                 return "discarded"
             _end_try(claim, Outcome.SUCCEEDED)
             _finish(job, JobStatus.SUCCEEDED)
-            transaction.on_commit(lambda: run_soon(lambda: _after_result(attempt, result)))
+            transaction.on_commit(partial(claim.after.append, partial(_after_result, attempt, result)))
     except IntegrityError:
         # The one result per submission exists already (the unique constraint said so).
         with transaction.atomic():
@@ -570,6 +587,13 @@ def _record_result_any(claim: Claim, outcome) -> str:
             _finish(job, JobStatus.DISCARDED, reason="the submission already has its result")
         return "discarded"
     return "succeeded"
+
+
+def _after_run(claim: Claim, lock: AttemptLock | None = None) -> None:
+    """The run is over: hand its after-commit steps, then the lock's release, to the background
+    thread in one go (DESIGN.md step 5 orders the cache write before the release)."""
+    claim.done = True
+    run_soon(*claim.after, *([lock.release] if lock is not None else []))
 
 
 def _after_result(attempt: Attempt, result) -> None:
@@ -639,8 +663,7 @@ def evaluation_job_run(*, job_id: int, worker: str) -> str:
         logger.exception("job failed permanently", extra={"job_id": job_id})
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     finally:
-        # After the cache write handed over above, as DESIGN.md step 5 orders them.
-        run_soon(lock.release)
+        _after_run(claim, lock)
 
 
 # --- sweeping and replaying ----------------------------------------------------------------

@@ -115,6 +115,8 @@ def test_the_sql_claim_and_result_write_what_the_general_paths_write():
     assert fast_rows["attempt"][0] == AttemptStatus.COMPLETED
 
     # Both leave the committed copy in the cache (not computed on a miss), at or above the floor.
+    jobs._after_run(fast)
+    jobs._after_run(slow)
     assert background.settle()
     copies = []
     for attempt, submission_id in ((fast_attempt, fast_submission), (slow_attempt, slow_submission)):
@@ -180,7 +182,7 @@ def test_the_sql_result_write_refuses_a_lost_lease_and_a_superseded_submission()
     assert jobs._record_result_any(newer, OUTCOME) == "discarded"
 
 
-def test_a_worker_dying_after_the_sql_result_commit_leaves_no_older_copy_served(monkeypatch):
+def test_a_worker_dying_after_the_sql_result_commit_leaves_no_older_copy_served():
     """The one-statement result write commits as it returns, so its cache floor must be up
     before it: a worker killed right after (its background steps, the copy and the lock release,
     lost) must not leave readers the processing copy."""
@@ -193,12 +195,49 @@ def test_a_worker_dying_after_the_sql_result_commit_leaves_no_older_copy_served(
     assert processing["status"] == AttemptStatus.PROCESSING
     assert cache._read(attempt.pk)[0]["version"] == processing["version"], "the read did not cache its copy"
 
-    monkeypatch.setattr(jobs, "run_soon", lambda work: None)  # the process dies before these run
     assert jobs._record_result_running(claim, OUTCOME)
+    # The process dies here, before its after-commit steps (the copy, the lock release) run.
 
     got = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
     assert got["status"] == AttemptStatus.COMPLETED and got["version"] == processing["version"] + 1
     assert got["result"]["score"] == 61.0
+
+
+def test_a_run_still_going_after_the_delay_stops_the_queued_copy_being_served():
+    """The one-statement claim raises the cache floor to the processing version off the job's
+    path, PROCESSING_FLOOR_DELAY after the claim, if the run is still going."""
+    from attempts.selectors.attempts import attempt_get_for_user
+
+    attempt, _, job_id = _fresh_job()
+    queued = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert queued["status"] == AttemptStatus.QUEUED
+    assert cache._read(attempt.pk)[0]["version"] == queued["version"], "the read did not cache its copy"
+
+    claim = jobs._claim_queued(job_id=job_id, worker="w", now=jobs.timezone.now())
+    assert claim is not None
+    time.sleep(jobs.PROCESSING_FLOOR_DELAY)
+    assert background.settle()
+    got = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
+    assert got["status"] == AttemptStatus.PROCESSING and got["version"] == queued["version"] + 1
+
+
+def test_a_run_done_within_the_delay_raises_only_its_result_floor(monkeypatch):
+    raised: list[int] = []
+    real = jobs.attempt_cache_raise_floor
+
+    def counting(*, attempt_id: int, version: int) -> None:
+        raised.append(version)
+        real(attempt_id=attempt_id, version=version)
+
+    monkeypatch.setattr(jobs, "attempt_cache_raise_floor", counting)
+    attempt, _, job_id = _fresh_job()
+    claim = jobs._claim_queued(job_id=job_id, worker="w", now=jobs.timezone.now())
+    assert jobs._record_result_running(claim, OUTCOME)
+    jobs._after_run(claim)
+    assert background.settle()
+    written = Attempt.objects.get(pk=attempt.pk).version
+    assert raised == [written]
+    assert cache._read(attempt.pk)[0]["version"] == written
 
 
 @pytest.mark.parametrize("case", [_retrying, _claimed_elsewhere])
