@@ -8,6 +8,7 @@ increment is better than a failed submit.
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import threading
@@ -60,9 +61,11 @@ _flusher_pid = [0]
 FLUSH_SECONDS = 1.0
 
 
-def _buffer_add(key: str, field: str, amount: float) -> None:
+def _buffer_add(key: str, *amounts: tuple[str, float]) -> None:
+    """Add each (field, amount) to the buffer, under one lock."""
     with _buffer_lock:
-        _buffer[(key, field)] = _buffer.get((key, field), 0) + amount
+        for field, amount in amounts:
+            _buffer[(key, field)] = _buffer.get((key, field), 0) + amount
     if _flusher_pid[0] != os.getpid():
         _start_flusher()
 
@@ -85,7 +88,7 @@ def _start_flusher() -> None:
 def incr_buffered(name: str, labels: dict[str, str] | None = None, amount: int = 1) -> None:
     """For counters on hot paths: summed in the process, written once a second. At most the
     last second of counts is lost when a process is killed."""
-    _buffer_add(COUNTERS_KEY, _field(name, labels), amount)
+    _buffer_add(COUNTERS_KEY, (_field(name, labels), amount))
 
 
 def flush() -> None:
@@ -111,14 +114,22 @@ atexit.register(flush)
 
 def observe(name: str, value: float, labels: dict[str, str] | None = None) -> None:
     """Record one observation in a cumulative histogram (Prometheus semantics), buffered."""
-    for bound in LATENCY_BUCKETS:
-        # Every bucket is written, by 0 when the value is above it: a histogram missing its
-        # lower buckets gives histogram_quantile() wrong answers.
-        amount = 1 if value <= bound else 0
-        _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": str(bound)}), amount)
-    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_bucket", {**(labels or {}), "le": "+Inf"}), 1)
-    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_count", labels), 1)
-    _buffer_add(HISTOGRAM_KEY, _field(f"{name}_sum", labels), value)
+    buckets, total_fields = _histogram_fields(name, tuple(sorted((labels or {}).items())))
+    # Every bucket is written, by 0 when the value is above it: a histogram missing its lower
+    # buckets gives histogram_quantile() wrong answers.
+    amounts = [(field, 1 if value <= bound else 0) for bound, field in zip(LATENCY_BUCKETS, buckets, strict=True)]
+    inf, count, total = total_fields
+    _buffer_add(HISTOGRAM_KEY, *amounts, (inf, 1), (count, 1), (total, value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _histogram_fields(name: str, labels: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], tuple[str, str, str]]:
+    """The hash fields of one histogram, made once (formatting them was most of a job's metrics
+    cost): the buckets', then +Inf's, the count's and the sum's."""
+    plain = dict(labels)
+    buckets = tuple(_field(f"{name}_bucket", {**plain, "le": str(bound)}) for bound in LATENCY_BUCKETS)
+    inf = _field(f"{name}_bucket", {**plain, "le": "+Inf"})
+    return buckets, (inf, _field(f"{name}_count", plain), _field(f"{name}_sum", plain))
 
 
 def counters() -> dict[str, float]:
