@@ -15,10 +15,10 @@ from attempts.models import Attempt, AttemptStatus
 from attempts.selectors import cache
 from attempts.selectors.attempts import attempt_get_for_user, attempt_payload_from_db
 from attempts.services.transitions import transition
-from interviewprep import metrics
+from interviewprep import background, metrics
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
-from tests.processes import RedisServer
+from tests.processes import RedisServer, free_port
 
 
 def _cached_version(attempt_id: int) -> int | None:
@@ -168,8 +168,9 @@ def test_paused_redis_makes_reads_slower_not_wrong_and_the_cache_comes_back(paus
 
 @pytest.mark.django_db
 def test_min_version_holds_even_when_the_writer_could_not_raise_the_floor(monkeypatch):
-    """A writer that found Redis unreachable raised no floor: a reader without min_version may
-    get the older copy (lag), one that has seen the new version never does."""
+    """A writer whose floor never arrived (Redis unreachable, and its process gone before the
+    owed floor was raised): a reader without min_version may get the older copy (lag), one that
+    has seen the new version never does."""
     import attempts.services.transitions as transitions
 
     attempt = AttemptFactory()
@@ -180,3 +181,26 @@ def test_min_version_holds_even_when_the_writer_could_not_raise_the_floor(monkey
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk, min_version=new)["version"] == new
     # and the reader's recompute put the new copy in the cache for everyone
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new
+
+
+@pytest.mark.django_db
+def test_a_floor_the_writer_could_not_raise_is_raised_once_redis_answers():
+    """A writer that could not reach Redis commits anyway; the floor it owes is raised in the
+    background once Redis answers again, so readers without min_version stop getting the older
+    copy then, not when it expires an hour later."""
+    attempt = AttemptFactory()
+    old = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
+    assert _cached_version(attempt.pk) == old
+
+    # Nothing listens there: for this writer, Redis is unreachable (refused, not merely slow).
+    unreachable = {"default": {**settings.CACHES["default"], "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}
+    with override_settings(CACHES=unreachable):
+        new = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
+        time.sleep(cache.BACKOFF_AFTER_ERROR * 1.5)  # the first try to pay it finds Redis unreachable too
+    assert new > old
+    assert cache._read(attempt.pk)[1] < new, "the floor went up while Redis was unreachable"
+    assert background.settle(timeout=10)
+    time.sleep(max(0.0, cache._down_until - time.monotonic()))  # this process reads through the cache again
+
+    assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new
+    assert _cached_version(attempt.pk) == new, "the read did not put the new copy in the cache"
