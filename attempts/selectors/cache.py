@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import threading
 import time
@@ -32,7 +31,7 @@ from typing import Any
 import redis
 
 from interviewprep import metrics
-from interviewprep.background import run_later
+from interviewprep.background import PerProcess, run_later
 from interviewprep.redis_state import RELEASE_IF_OWNER, cache_redis
 
 logger = logging.getLogger(__name__)
@@ -106,13 +105,13 @@ def attempt_cache_raise_floor(*, attempt_id: int, version: int) -> None:
     Tried even while this process backs off after a cache error: skipping it would let an older
     copy be served once Redis answers again, and one 250 ms wait on a write is the cheaper loss.
     A floor that could not be raised is owed: the background thread raises it once Redis
-    answers (see `_owe_floor`).
+    answers (see `_OwedFloors`).
     """
     try:
         _raise_floor(attempt_id, version)
     except redis.RedisError as exc:
         _failed(exc)
-        _owe_floor(attempt_id, version)
+        _owed.get().add(attempt_id, version)
 
 
 def _raise_floor(attempt_id: int, version: int) -> None:
@@ -120,52 +119,60 @@ def _raise_floor(attempt_id: int, version: int) -> None:
     cache_redis().eval(_RAISE_FLOOR, 1, _key(attempt_id), version, now + FLOOR_SECONDS, TTL_SECONDS, now)
 
 
-# Floors this process could not raise: attempt id -> (version, give up at). The writer commits
-# anyway, and without its floor a copy older than its write would be served to readers without
-# `min_version` until the next write or the copy's TTL (an hour). Raised late, after the commit,
-# the floor still makes those readers miss and read the database. Owed floors go when the
-# process does (a cache that lags, until the next write or the TTL), and are given up after
-# TTL_SECONDS, when every copy that was cached before the failure has expired.
-_owed: dict[int, tuple[int, float]] = {}
-_owed_lock = threading.Lock()
-_owed_retry_scheduled_in = [0]  # the pid whose background thread has a retry coming (a fork's child has none)
+class _OwedFloors:
+    """Floors this process could not raise: attempt id -> (version, give up at).
+
+    The writer commits anyway, and without its floor a copy older than its write would be
+    served to readers without `min_version` until the next write or the copy's TTL (an hour).
+    Raised late, after the commit, the floor still makes those readers miss and read the
+    database. Owed floors go when the process does (a cache that lags, until the next write or
+    the TTL), and are given up after TTL_SECONDS, when every copy that was cached before the
+    failure has expired. A retry is scheduled exactly while some are owed.
+    """
+
+    def __init__(self) -> None:
+        self.owed: dict[int, tuple[int, float]] = {}
+        self.lock = threading.Lock()
+
+    def add(self, attempt_id: int, version: int) -> None:
+        with self.lock:
+            retry_scheduled = bool(self.owed)
+            held = self.owed.get(attempt_id)
+            if held is None or held[0] < version:
+                self.owed[attempt_id] = (version, time.monotonic() + TTL_SECONDS)
+        if not retry_scheduled:
+            run_later(self.pay, BACKOFF_AFTER_ERROR)
+
+    def pay(self) -> None:
+        """On the background thread: raise the owed floors, stopping at the first failure (Redis
+        is still unreachable; a round that waited 250 ms per floor would hold up the thread's
+        other steps), and look again later while any are owed."""
+        with self.lock:
+            owed = list(self.owed.items())
+        for attempt_id, (version, give_up_at) in owed:
+            try:
+                _raise_floor(attempt_id, version)
+            except redis.RedisError as exc:
+                if time.monotonic() < give_up_at:
+                    logger.warning("cache floor still owed", extra={"attempt_id": attempt_id, "error": str(exc)})
+                    break
+                logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "version": version})
+            else:
+                logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "version": version})
+            with self.lock:
+                if self.owed.get(attempt_id, (None,))[0] == version:
+                    del self.owed[attempt_id]
+        with self.lock:
+            if not self.owed:
+                return
+        run_later(self.pay, BACKOFF_AFTER_ERROR)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.owed.clear()
 
 
-def _owe_floor(attempt_id: int, version: int) -> None:
-    with _owed_lock:
-        held = _owed.get(attempt_id)
-        if held is None or held[0] < version:
-            _owed[attempt_id] = (version, time.monotonic() + TTL_SECONDS)
-        if _owed_retry_scheduled_in[0] == os.getpid():
-            return
-        _owed_retry_scheduled_in[0] = os.getpid()
-    run_later(_pay_owed_floors, BACKOFF_AFTER_ERROR)
-
-
-def _pay_owed_floors() -> None:
-    """On the background thread: raise the owed floors, stopping at the first failure (Redis is
-    still unreachable; a round that waited 250 ms per floor would hold up the thread's other
-    steps), and look again later while any are owed."""
-    with _owed_lock:
-        owed = list(_owed.items())
-    for attempt_id, (version, give_up_at) in owed:
-        try:
-            _raise_floor(attempt_id, version)
-        except redis.RedisError as exc:
-            if time.monotonic() < give_up_at:
-                logger.warning("cache floor still owed", extra={"attempt_id": attempt_id, "error": str(exc)})
-                break
-            logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "version": version})
-        else:
-            logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "version": version})
-        with _owed_lock:
-            if _owed.get(attempt_id, (None,))[0] == version:
-                del _owed[attempt_id]
-    with _owed_lock:
-        if not _owed:
-            _owed_retry_scheduled_in[0] = 0
-            return
-    run_later(_pay_owed_floors, BACKOFF_AFTER_ERROR)
+_owed = PerProcess(_OwedFloors)
 
 
 def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
