@@ -22,10 +22,12 @@ run: $(STAMP)
 test: $(STAMP)
 	@bash scripts/setup-system.sh
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not drill" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/ruff format --check .
 
 ## Slow drills: the run command in both modes, 10,000 jobs draining.

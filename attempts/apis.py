@@ -6,28 +6,36 @@ from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from attempts.errors import AnswerTooLarge, InvalidInput
+from attempts.cache import attempt_cache_diff
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
     attempt_get_for_user,
     attempt_list_for_user,
-    attempt_payload,
     attempt_payloads,
     practice_request_get_for_user,
     submission_get_for_user,
     submission_list_for_attempt,
     submission_payloads,
 )
+from attempts.selectors.payloads import attempt_payload, practice_request_payload, submission_accepted_payload
+from attempts.selectors.questions import question_get, question_list
 from attempts.services.accounts import token_obtain, user_register
-from attempts.services.attempts import attempt_create, attempt_create_once, submission_create
-from attempts.services.idempotency import StoredResponse, idempotency_key_validate, request_fingerprint
-from attempts.services.practice import practice_request_create, practice_request_payload
+from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.idempotency import (
+    StoredResponse,
+    idempotency_key_validate,
+    idempotent,
+    render_body,
+    request_fingerprint,
+)
+from attempts.services.practice import practice_request_create
 from interviewprep.api import Pagination
+from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -40,7 +48,11 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 MAX_BODY_BYTES = 4 * settings.ANSWER_MAX_BYTES
 
 
-def _stored_response(stored: StoredResponse) -> HttpResponse:
+def _idempotent_response(request, key: str, data: dict, work) -> HttpResponse:
+    """`work` once per key; every repeat of the same request gets its first answer, byte for byte."""
+    stored: StoredResponse = idempotent(
+        user_id=request.user.pk, key=key, fingerprint=_fingerprint(request, data), work=work
+    )
     response = HttpResponse(stored.body, status=stored.status_code, content_type="application/json")
     if stored.replayed:
         response["Idempotent-Replayed"] = "true"
@@ -147,8 +159,6 @@ class QuestionListApi(APIView):
 
     @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
     def get(self, request):
-        from attempts.selectors.questions import question_list
-
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         paginator = Pagination()
@@ -164,8 +174,6 @@ class QuestionDetailApi(APIView):
 
     @extend_schema(responses={200: OutputSerializer})
     def get(self, request, question_id: int):
-        from attempts.selectors.questions import question_get
-
         return Response(self.OutputSerializer(question_get(question_id=question_id)).data)
 
 
@@ -198,17 +206,16 @@ class AttemptListCreateApi(APIView):
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key")
-        if key is not None:
-            # Optional here (API.md): honoured when sent, so a retried create opens one attempt.
-            stored = attempt_create_once(
-                user=request.user,
-                **serializer.validated_data,
-                idempotency_key=idempotency_key_validate(key),
-                fingerprint=_fingerprint(request, data),
-            )
-            return _stored_response(stored)
-        attempt = attempt_create(user=request.user, **serializer.validated_data)
-        return Response(attempt_payload(attempt, None), status=status.HTTP_201_CREATED)
+        if key is None:
+            attempt = attempt_create(user=request.user, **serializer.validated_data)
+            return Response(attempt_payload(attempt, None), status=status.HTTP_201_CREATED)
+
+        # Optional here, honoured when sent: a retried create opens one attempt.
+        def work() -> tuple[int, bytes]:
+            attempt = attempt_create(user=request.user, **serializer.validated_data)
+            return 201, render_body(attempt_payload(attempt, None))
+
+        return _idempotent_response(request, idempotency_key_validate(key), data, work)
 
 
 class AttemptDetailApi(APIView):
@@ -263,14 +270,14 @@ class SubmissionListCreateApi(APIView):
         data = _json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
-        stored = submission_create(
-            user=request.user,
-            attempt_id=attempt_id,
-            answer=serializer.validated_data["answer"],
-            idempotency_key=key,
-            fingerprint=_fingerprint(request, data),
-        )
-        return _stored_response(stored)
+
+        def work() -> tuple[int, bytes]:
+            submission = submission_create(
+                user=request.user, attempt_id=attempt_id, answer=serializer.validated_data["answer"], correlation_id=key
+            )
+            return 202, render_body(submission_accepted_payload(submission))
+
+        return _idempotent_response(request, key, data, work)
 
 
 class SubmissionDetailApi(APIView):
@@ -291,13 +298,25 @@ class PracticeRequestCreateApi(APIView):
         data = _json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
-        stored = practice_request_create(
-            user=request.user, **serializer.validated_data, idempotency_key=key, fingerprint=_fingerprint(request, data)
-        )
-        return _stored_response(stored)
+
+        def work() -> tuple[int, bytes]:
+            practice = practice_request_create(user=request.user, **serializer.validated_data, correlation_id=key)
+            return 202, render_body({"id": practice.pk, "status": practice.status})
+
+        return _idempotent_response(request, key, data, work)
 
 
 class PracticeRequestDetailApi(APIView):
     def get(self, request, practice_request_id: int):
         practice = practice_request_get_for_user(user=request.user, practice_request_id=practice_request_id)
         return Response(practice_request_payload(practice))
+
+
+class AttemptCacheDiffApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    def get(self, request, attempt_id: int):
+        diff = attempt_cache_diff(attempt_id=attempt_id)
+        if diff["database"] is None:
+            raise NotFound(f"There is no attempt {attempt_id}.")
+        return Response(diff)

@@ -6,9 +6,9 @@ import uuid
 
 from django import forms
 
-from attempts.errors import InvalidInput
 from attempts.models import Difficulty, QuestionKind
 from attempts.services.idempotency import idempotency_key_validate
+from interviewprep.errors import InvalidInput
 
 ANY = [("", "Any")]
 

@@ -19,7 +19,6 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from attempts.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 from attempts.forms import (
     AttemptStartForm,
     PracticeRequestForm,
@@ -39,9 +38,10 @@ from attempts.selectors.attempts import (
 )
 from attempts.selectors.questions import question_get, question_list
 from attempts.services.accounts import user_register
-from attempts.services.attempts import attempt_create, attempt_create_once, submission_create
-from attempts.services.idempotency import request_fingerprint
+from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.idempotency import idempotent, request_fingerprint
 from attempts.services.practice import practice_request_create
+from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 
 QUESTIONS_PER_PAGE = 20
 ATTEMPTS_PER_PAGE = 20
@@ -225,18 +225,26 @@ def attempt_start(request: HttpRequest, question_id: int) -> HttpResponse:
     try:
         if form.is_valid():
             # The button's form carries a key drawn with the page: a double click opens one attempt.
-            stored = attempt_create_once(
-                user=request.user,
-                question_id=question_id,
-                idempotency_key=form.cleaned_data["idempotency_key"],
-                fingerprint=request_fingerprint(method="POST", path=request.path, data={}),
-            )
-            attempt_id = json.loads(stored.body)["id"]
-        else:
-            attempt_id = attempt_create(user=request.user, question_id=question_id).pk
+            def work() -> tuple[int, bytes]:
+                attempt = attempt_create(user=request.user, question_id=question_id)
+                return 303, reverse("attempt", kwargs={"attempt_id": attempt.pk}).encode()
+
+            return _redirect_once(request, form.cleaned_data["idempotency_key"], {}, work)
+        attempt_id = attempt_create(user=request.user, question_id=question_id).pk
     except NotFound:
         raise Http404("No such question.") from None
     return redirect("attempt", attempt_id=attempt_id)
+
+
+def _redirect_once(request: HttpRequest, key: str, data: dict, work) -> HttpResponse:
+    """A form post under its key: `work` once, and every repeat redirected where the first went."""
+    stored = idempotent(
+        user_id=request.user.pk,
+        key=key,
+        fingerprint=request_fingerprint(method="POST", path=request.path, data=data),
+        work=work,
+    )
+    return redirect(stored.body.decode())
 
 
 @login_required
@@ -278,14 +286,14 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
         )
     answer = form.cleaned_data["answer"]
     key = form.cleaned_data["idempotency_key"]
+
+    def work() -> tuple[int, bytes]:
+        submission = submission_create(user=request.user, attempt_id=attempt_id, answer=answer, correlation_id=key)
+        url = reverse("attempt", kwargs={"attempt_id": attempt_id})
+        return 303, f"{url}?v={submission.attempt.version}".encode()
+
     try:
-        stored = submission_create(
-            user=request.user,
-            attempt_id=attempt_id,
-            answer=answer,
-            idempotency_key=key,
-            fingerprint=request_fingerprint(method="POST", path=request.path, data={"answer": answer}),
-        )
+        response = _redirect_once(request, key, {"answer": answer}, work)
     except NotFound:
         raise Http404("No such attempt.") from None
     except Overloaded as exc:
@@ -320,9 +328,8 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except InvalidInput as exc:
         message = "Write an answer before submitting." if exc.extra.get("field") == "answer" else exc.detail
         return _attempt_page(request, attempt_id, answer=answer, key=key, status=400, error=message)
-    version = json.loads(stored.body)["version"]
     messages.success(request, "Your answer was submitted and is being evaluated.")
-    return redirect(f"{reverse('attempt', kwargs={'attempt_id': attempt_id})}?v={version}")
+    return response
 
 
 def _attempt_question(question_id: int) -> Question | None:
@@ -389,13 +396,14 @@ def practice_request_new(request: HttpRequest) -> HttpResponse:
     form = PracticeRequestForm(request.POST)
     if form.is_valid():
         filters = {name: form.cleaned_data[name] for name in ("kind", "difficulty", "topic") if form.cleaned_data[name]}
+        key = form.cleaned_data["idempotency_key"]
+
+        def work() -> tuple[int, bytes]:
+            practice = practice_request_create(user=request.user, **filters, correlation_id=key)
+            return 303, reverse("practice_request", kwargs={"practice_request_id": practice.pk}).encode()
+
         try:
-            stored = practice_request_create(
-                user=request.user,
-                **filters,
-                idempotency_key=form.cleaned_data["idempotency_key"],
-                fingerprint=request_fingerprint(method="POST", path=request.path, data=filters),
-            )
+            return _redirect_once(request, key, filters, work)
         except IdempotencyKeyReused:
             form = PracticeRequestForm(initial={**filters, "idempotency_key": idempotency_key_new()})
             error = (
@@ -406,9 +414,6 @@ def practice_request_new(request: HttpRequest) -> HttpResponse:
         except InvalidInput as exc:
             field = exc.extra.get("field")
             form.add_error(field if field in form.fields else None, exc.detail)
-        else:
-            practice_request_id = json.loads(stored.body)["id"]
-            return redirect("practice_request", practice_request_id=practice_request_id)
     return render(request, "practice/new.html", {"form": form}, status=400)
 
 

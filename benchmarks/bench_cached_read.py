@@ -53,8 +53,8 @@ def warm(pairs: list[tuple[str, int]]) -> None:
     """Both caches hold every attempt before the clock starts: the benchmark prices hits."""
     from django.core.cache import cache
 
-    from attempts.selectors.attempts import attempt_payload_from_db
-    from attempts.selectors.cache import attempt_cached
+    from attempts.cache import attempt_cached
+    from attempts.selectors.payloads import attempt_payload_from_db
     from benchmarks.bench_urls import bare_key
 
     for _, attempt_id in pairs:

@@ -139,10 +139,9 @@ def enqueue_jobs(n: int, *, chunk: int = 2000) -> list[int]:
     from django.utils import timezone
 
     from attempts.models import Attempt, AttemptStatus, Submission
-    from evaluation.models import EvaluationJob, JobKind, JobStatus, Outbox
-    from evaluation.services.outbox import TASKS, outbox_publish
+    from evaluation.jobs.outbox import TASK_NAME, outbox_publish
+    from evaluation.models import EvaluationJob, JobStatus, Outbox
 
-    task_name, queue_name = TASKS[JobKind.EVALUATE]
     job_ids: list[int] = []
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
@@ -163,8 +162,8 @@ def enqueue_jobs(n: int, *, chunk: int = 2000) -> list[int]:
             jobs = EvaluationJob.objects.bulk_create(
                 [
                     EvaluationJob(
-                        kind=JobKind.EVALUATE,
-                        submission=s,
+                        kind="evaluate",
+                        subject_id=s.pk,
                         status=JobStatus.PENDING,
                         max_tries=settings.CONFIG.job_max_tries,
                         correlation_id=s.idempotency_key,
@@ -174,10 +173,10 @@ def enqueue_jobs(n: int, *, chunk: int = 2000) -> list[int]:
             )
             now = timezone.now()
             Outbox.objects.bulk_create(
-                [Outbox(job=j, queue=queue_name, task_name=task_name, available_at=now) for j in jobs]
+                [Outbox(job=j, queue="evaluate", task_name=TASK_NAME, available_at=now) for j in jobs]
             )
         job_ids.extend(j.pk for j in jobs)
-    while outbox_publish(limit=500, path="relay"):
+    while outbox_publish(limit=500):
         pass
     return job_ids
 

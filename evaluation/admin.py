@@ -4,8 +4,8 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 
+from evaluation.jobs import dead_letter_replay
 from evaluation.models import DeadLetter, EvaluationJob, JobTry, Outbox
-from evaluation.services.jobs import dead_letter_replay
 
 
 class JobTryInline(admin.TabularInline):
@@ -21,9 +21,9 @@ class JobTryInline(admin.TabularInline):
 
 @admin.register(EvaluationJob)
 class EvaluationJobAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "tries", "max_tries", "submission_id", "heartbeat_at", "updated_at")
+    list_display = ("id", "kind", "subject_id", "status", "tries", "max_tries", "heartbeat_at", "updated_at")
     list_filter = ("kind", "status")
-    search_fields = ("id", "submission__id", "correlation_id")
+    search_fields = ("id", "subject_id", "correlation_id")
     readonly_fields = [f.name for f in EvaluationJob._meta.fields]
     inlines = [JobTryInline]
     list_select_related = False
@@ -50,9 +50,9 @@ class OutboxAdmin(admin.ModelAdmin):
 
 @admin.register(DeadLetter)
 class DeadLetterAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "attempt_id", "submission_id", "short_error", "tries", "created_at", "replayed_at")
+    list_display = ("id", "kind", "subject_id", "context", "short_error", "tries", "created_at", "replayed_at")
     list_filter = ("kind", ("replayed_at", admin.EmptyFieldListFilter), "created_at")
-    search_fields = ("error", "attempt_id", "submission_id")
+    search_fields = ("error", "subject_id")
     readonly_fields = [f.name for f in DeadLetter._meta.fields]
     actions = ["replay_dead_letters"]
 

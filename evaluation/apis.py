@@ -1,4 +1,4 @@
-"""Staff operations: dead letters and their replay, the cache diff of an attempt."""
+"""Staff operations on the job machinery: dead letters and their replay."""
 
 from __future__ import annotations
 
@@ -7,23 +7,29 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attempts.errors import NotFound
-from attempts.selectors.cache import attempt_cache_diff
-from evaluation.selectors import dead_letter_list
-from evaluation.services.jobs import dead_letter_replay
+from evaluation.jobs import dead_letter_list, dead_letter_replay
+from evaluation.models import DeadLetter
 from interviewprep.api import Pagination
+from interviewprep.errors import NotFound
 
 
 class DeadLetterOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     job_id = serializers.IntegerField()
-    attempt_id = serializers.IntegerField(allow_null=True)
-    submission_id = serializers.IntegerField(allow_null=True)
+    attempt_id = serializers.SerializerMethodField()
+    submission_id = serializers.SerializerMethodField()
     kind = serializers.CharField()
+    subject_id = serializers.IntegerField()
     error = serializers.CharField()
     tries = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     replayed_at = serializers.DateTimeField(allow_null=True)
+
+    def get_attempt_id(self, letter: DeadLetter) -> int | None:
+        return letter.context.get("attempt_id")
+
+    def get_submission_id(self, letter: DeadLetter) -> int | None:
+        return letter.context.get("submission_id")
 
 
 class DeadLetterListApi(APIView):
@@ -39,8 +45,6 @@ class DeadLetterReplayApi(APIView):
     permission_classes = [IsAdminUser]
 
     def post(self, request, dead_letter_id: int):
-        from evaluation.models import DeadLetter
-
         if not DeadLetter.objects.filter(pk=dead_letter_id).exists():
             raise NotFound(f"There is no dead letter {dead_letter_id}.")
         result = dead_letter_replay(dead_letter_id=dead_letter_id, user=request.user)
@@ -53,13 +57,3 @@ class DeadLetterReplayApi(APIView):
             },
             status=status.HTTP_202_ACCEPTED,
         )
-
-
-class AttemptCacheDiffApi(APIView):
-    permission_classes = [IsAdminUser]
-
-    def get(self, request, attempt_id: int):
-        diff = attempt_cache_diff(attempt_id=attempt_id)
-        if diff["database"] is None:
-            raise NotFound(f"There is no attempt {attempt_id}.")
-        return Response(diff)

@@ -5,11 +5,6 @@ from django.db import models
 from django.db.models import Q
 
 
-class JobKind(models.TextChoices):
-    EVALUATE = "evaluate", "Evaluate a submission"
-    GENERATE = "generate", "Choose a question for a practice request"
-
-
 class JobStatus(models.TextChoices):
     PENDING = "pending", "Pending"
     QUEUED = "queued", "Queued"
@@ -24,13 +19,9 @@ FINAL_JOB_STATUSES = (JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.DISCARDED)
 
 
 class EvaluationJob(models.Model):
-    kind = models.CharField(max_length=20, choices=JobKind.choices)
-    submission = models.ForeignKey(
-        "attempts.Submission", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
-    )
-    practice_request = models.ForeignKey(
-        "attempts.PracticeRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
-    )
+    # Which registered handler runs it, and the id of what it works on (the handler's business).
+    kind = models.CharField(max_length=20)
+    subject_id = models.BigIntegerField()
     status = models.CharField(max_length=20, choices=JobStatus.choices, default=JobStatus.PENDING)
     # Counted when a run claims the job, so a run that kills its worker still used up a try.
     tries = models.PositiveIntegerField(default=0)
@@ -56,13 +47,7 @@ class EvaluationJob(models.Model):
         indexes = [
             models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated"),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                condition=(Q(kind="evaluate") & Q(submission__isnull=False))
-                | (Q(kind="generate") & Q(practice_request__isnull=False)),
-                name="job_has_its_subject",
-            )
+            models.Index(fields=["kind", "subject_id"], name="job_kind_subject"),
         ]
 
     def __str__(self) -> str:
@@ -125,10 +110,10 @@ class Outbox(models.Model):
 
 class DeadLetter(models.Model):
     job = models.OneToOneField(EvaluationJob, on_delete=models.CASCADE, related_name="dead_letter")
-    kind = models.CharField(max_length=20, choices=JobKind.choices)
-    attempt_id = models.BigIntegerField(null=True, blank=True, db_index=True)
-    submission_id = models.BigIntegerField(null=True, blank=True)
-    practice_request_id = models.BigIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=20)
+    subject_id = models.BigIntegerField()
+    # The ids the job's handler names for staff (an evaluation's attempt and submission).
+    context = models.JSONField(default=dict, blank=True)
     error = models.TextField()
     traceback = models.TextField(blank=True)
     tries = models.PositiveIntegerField()

@@ -3,18 +3,16 @@
 import os
 
 from celery import shared_task
+from celery.signals import worker_init
 
-from evaluation.services.jobs import evaluation_job_run, jobs_sweep
-
-
-@shared_task(name="evaluation.tasks.run_evaluate_job", bind=True)
-def run_evaluate_job(self, job_id: int) -> str:
-    return evaluation_job_run(job_id=job_id, worker=_worker_name(self))
+from evaluation.jobs import job_run, jobs_sweep
+from evaluation.sandbox import current_mode
 
 
-@shared_task(name="evaluation.tasks.run_generate_job", bind=True)
-def run_generate_job(self, job_id: int) -> str:
-    return evaluation_job_run(job_id=job_id, worker=_worker_name(self))
+@shared_task(name="evaluation.tasks.run_job", bind=True)
+def run_job(self, job_id: int) -> str:
+    # The pid tells staff (and drills) which child of which worker ran a try.
+    return job_run(job_id=job_id, worker=f"{self.request.hostname or 'unknown'}:{os.getpid()}")
 
 
 @shared_task(name="evaluation.tasks.sweep_stale_jobs")
@@ -22,6 +20,8 @@ def sweep_stale_jobs() -> int:
     return jobs_sweep()
 
 
-def _worker_name(task) -> str:
-    # The pid tells staff (and drills) which child of which worker ran a try.
-    return f"{task.request.hostname or 'unknown'}:{os.getpid()}"
+@worker_init.connect
+def _probe_sandbox(**_kwargs) -> None:
+    """Probe the code sandbox once in the worker's parent, so every prefork child inherits the
+    answer and the first submission does not pay for it."""
+    current_mode()

@@ -9,5 +9,4 @@ urlpatterns = [
         apis.DeadLetterReplayApi.as_view(),
         name="api-dead-letter-replay",
     ),
-    path("ops/attempts/<int:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
 ]

@@ -11,6 +11,8 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from interviewprep.errors import DomainError
+
 logger = logging.getLogger(__name__)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -69,8 +71,6 @@ def _flatten(detail) -> str:
 
 
 def problem_exception_handler(exc, context):
-    from attempts.errors import DomainError
-
     if isinstance(exc, DomainError):
         return problem(exc.status_code, exc.detail, code=exc.code, headers=exc.headers, **exc.extra)
     if isinstance(exc, ProblemError):

@@ -359,7 +359,7 @@ class EmbeddedRedis:
             "save 900 1",
             "save 300 10",
             "save 60 10000",
-            # Broker and lock keys must never be evicted (DESIGN.md, known traps).
+            # Broker and lock keys must never be evicted (docs/architecture.md, the traps).
             "maxmemory-policy noeviction",
             "databases 16",
         ]

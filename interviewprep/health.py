@@ -11,6 +11,8 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
+from evaluation.sandbox import current_mode
+
 
 def _check_database() -> str:
     with connection.cursor() as cursor:
@@ -37,14 +39,6 @@ def _check_broker() -> str:
 CHECKS = {"database": _check_database, "redis": _check_redis, "broker": _check_broker}
 
 
-def _sandbox_mode() -> str | None:
-    try:
-        from evaluation.sandbox import current_mode
-    except ImportError:
-        return None
-    return current_mode()
-
-
 @never_cache
 def healthz(request):
     checks: dict[str, str] = {}
@@ -58,9 +52,7 @@ def healthz(request):
         timings[name] = round((time.perf_counter() - started) * 1000, 1)
     failed = [name for name, value in checks.items() if value != "ok"]
     body = {"status": "ok" if not failed else "error", "checks": checks, "timings_ms": timings}
-    sandbox = _sandbox_mode()
-    if sandbox is not None:
-        body["sandbox"] = sandbox
+    body["sandbox"] = current_mode()
     if failed:
         body["failed"] = failed
     return JsonResponse(body, status=503 if failed else 200)

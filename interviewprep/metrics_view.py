@@ -20,7 +20,8 @@ from kombu import Connection
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from evaluation.models import DeadLetter, EvaluationJob, JobKind, JobStatus, Outbox
+from evaluation.jobs.registry import queues
+from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
 from interviewprep.metrics import render
 
 logger = logging.getLogger(__name__)
@@ -96,7 +97,7 @@ def database_gauges() -> list[Gauge]:
     # Every kind and status is shown, zeros too: a series that vanishes breaks rate() and alerts.
     gauges: list[Gauge] = [
         ("interviewprep_jobs", {"kind": kind, "status": status}, counts.get((kind, status), 0), JOBS_HELP)
-        for kind in JobKind.values
+        for kind in sorted(queues())
         for status in JobStatus.values
     ]
     gauges.append(

@@ -60,15 +60,9 @@ TEMPLATES = [
 DATABASES = {"default": CONFIG.database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# The cache is a read accelerator only: short timeouts, a small explicit retry policy, and
-# failures swallowed for reads (the database answers instead). It lives on its own Redis
-# database, apart from the broker and the locks, so evicting it can never touch them.
-_REDIS_CLIENT_KWARGS = {
-    "socket_timeout": 0.25,
-    "socket_connect_timeout": 0.25,
-    "retry_on_timeout": False,
-    "health_check_interval": 15,
-}
+# The cache is a read accelerator only: short timeouts and failures swallowed for reads (the
+# database answers instead). It lives on its own Redis database, apart from the broker and the
+# locks, so evicting it can never touch them.
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
@@ -88,7 +82,6 @@ DJANGO_REDIS_IGNORE_EXCEPTIONS = True
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 DJANGO_REDIS_LOGGER = "interviewprep.cache"
 REDIS_STATE_URL = CONFIG.state_redis_url
-REDIS_CLIENT_KWARGS = _REDIS_CLIENT_KWARGS
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 AUTH_PASSWORD_VALIDATORS = [
@@ -140,7 +133,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Celery: the traps of DESIGN.md, each handled here.
+# Celery: the traps of this stack (docs/architecture.md), each handled here.
 CELERY_BROKER_URL = CONFIG.broker_url
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -154,11 +147,8 @@ CELERY_TASK_TIME_LIMIT = CONFIG.job_time_limit
 CELERY_TASK_SOFT_TIME_LIMIT = max(1, CONFIG.job_time_limit - 5)
 CELERY_TASK_DEFAULT_QUEUE = "evaluate"
 CELERY_TASK_CREATE_MISSING_QUEUES = True
-CELERY_TASK_ROUTES = {
-    "evaluation.tasks.run_evaluate_job": {"queue": "evaluate"},
-    "evaluation.tasks.run_generate_job": {"queue": "generate"},
-    "evaluation.tasks.*": {"queue": "evaluate"},
-}
+# Jobs are published to their handler's queue by the outbox; periodic tasks name theirs.
+CELERY_TASK_ROUTES = {"evaluation.tasks.sweep_stale_jobs": {"queue": "ops"}, "attempts.tasks.*": {"queue": "ops"}}
 # Messages unacknowledged past the visibility timeout are delivered again: keep it far above the
 # hard time limit (no countdowns or ETAs are ever published: retries wait in the outbox).
 _VISIBILITY_TIMEOUT = max(3600, CONFIG.job_time_limit * 10)
@@ -171,8 +161,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
-CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from evaluation import views_staff
+from attempts import views_staff
 from interviewprep import health, metrics_view
 
 handler404 = "interviewprep.api.not_found_problem"

@@ -6,54 +6,15 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from attempts.errors import NotFound
-from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
-
-
-def result_payload(result: Result | None) -> dict[str, Any] | None:
-    if result is None:
-        return None
-    return {
-        "submission_id": result.submission_id,
-        "score": result.score,
-        "max_score": result.max_score,
-        "feedback": result.feedback,
-        "details": result.details,
-    }
-
-
-def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
-    # The result shown always belongs to the latest submission: an older one's never shows.
-    shown = result if result is not None and result.submission_id == attempt.latest_submission_id else None
-    return {
-        "id": attempt.pk,
-        "question_id": attempt.question_id,
-        "status": attempt.status,
-        "version": attempt.version,
-        "latest_submission_id": attempt.latest_submission_id,
-        "result": result_payload(shown) if attempt.status == AttemptStatus.COMPLETED else None,
-        "created_at": attempt.created_at.isoformat(),
-        "updated_at": attempt.updated_at.isoformat(),
-    }
-
-
-def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
-    attempt = Attempt.objects.filter(pk=attempt_id).first()
-    if attempt is None:
-        return None
-    result = None
-    if attempt.latest_submission_id is not None:
-        result = Result.objects.filter(submission_id=attempt.latest_submission_id).first()
-    payload = attempt_payload(attempt, result)
-    payload["user_id"] = attempt.user_id
-    return payload
+from attempts.cache import attempt_cached
+from attempts.models import Attempt, PracticeRequest, Result, Submission
+from attempts.selectors.payloads import attempt_payload, result_payload
+from interviewprep.errors import NotFound
 
 
 def attempt_get_for_user(*, user, attempt_id: int, min_version: int | None = None) -> dict[str, Any]:
     """One attempt of this user, as the API shows it. Another user's attempt is 'not found',
     indistinguishable from a missing one."""
-    from attempts.selectors.cache import attempt_cached
-
     payload = attempt_cached(attempt_id=attempt_id, min_version=min_version)
     if payload is None or payload.get("user_id") != user.pk:
         raise NotFound(f"There is no attempt {attempt_id}.")

@@ -23,6 +23,7 @@ from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
 from attempts.models import Difficulty, Question, QuestionKind
+from interviewprep.errors import NotFound
 
 # Nearest level first; between two equally near, the easier one, so a relaxed choice errs
 # towards a question the user can finish.
@@ -156,8 +157,6 @@ def _relaxation_note(
 
 def question_get(*, question_id: int) -> Question:
     """One active question, as the candidate may see it; a retired or missing one is not found."""
-    from attempts.errors import NotFound
-
     question = Question.objects.filter(pk=question_id, is_active=True).first()
     if question is None:
         raise NotFound(f"There is no question {question_id}.")

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from attempts.errors import InvalidInput
+from interviewprep.errors import InvalidInput
 
 
 def user_register(*, username: str, password: str) -> tuple[object, str]:

@@ -1,4 +1,4 @@
-"""Writes of attempts and submissions: create, submit, and what the pipeline records."""
+"""Writes of attempts and submissions: create, submit, and what the evaluation records."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from attempts.errors import AnswerTooLarge, InvalidInput, NotFound
 from attempts.models import (
     Attempt,
     AttemptStatus,
@@ -18,12 +16,14 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
-from attempts.selectors.cache import attempt_cache_raise_floor
-from attempts.services.idempotency import StoredResponse, idempotency_expires_at, idempotent, idempotent_replay
+from attempts.services.admission import admission_check
 from attempts.services.transitions import transition
-from interviewprep.db import call_prepared
+from evaluation.jobs import job_enqueue
+from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 
 UNFINISHED = (SubmissionStatus.QUEUED, SubmissionStatus.PROCESSING)
+# The job kind that evaluates a submission (its handler is in attempts/jobs.py).
+EVALUATE = "evaluate"
 
 
 def attempt_create(*, user, question_id: int) -> Attempt:
@@ -31,16 +31,6 @@ def attempt_create(*, user, question_id: int) -> Attempt:
     if question is None:
         raise NotFound(f"There is no question {question_id}.")
     return Attempt.objects.create(user=user, question=question)
-
-
-def attempt_create_once(*, user, question_id: int, idempotency_key: str, fingerprint: str) -> StoredResponse:
-    """`attempt_create` under an idempotency key: a double click opens one attempt."""
-    from attempts.selectors.attempts import attempt_payload
-
-    def work() -> tuple[int, dict[str, Any]]:
-        return 201, attempt_payload(attempt_create(user=user, question_id=question_id), None)
-
-    return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
 
 
 def answer_validate(answer: Any) -> str:
@@ -56,28 +46,16 @@ def answer_validate(answer: Any) -> str:
     return answer
 
 
-def submission_create(*, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str) -> StoredResponse:
-    """The one write path of a submit (DESIGN.md step 1), all in one transaction.
+def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str = "") -> Submission:
+    """A submit, in one transaction (the caller's, when it has one open).
 
-    Identical repeats replay the stored answer; the attempt row lock serialises different
-    submits on one attempt so exactly one is latest and every older unfinished one superseded.
-    A fresh key (and a finished one) takes one call of attempts/sql/submit.sql, any other key
-    `_submission_create_any`; tests hold the rows both write equal.
+    The attempt's row lock serialises submits on one attempt, so exactly one is the latest and
+    every older unfinished one is superseded. A refusal (not found, overload) writes nothing.
+    The returned submission's `attempt` is the attempt as this submit left it.
     """
     answer_validate(answer)
-    args = {"user": user, "attempt_id": attempt_id, "answer": answer, "idempotency_key": idempotency_key}
-    return _submission_create_fresh(**args, fingerprint=fingerprint) or _submission_create_any(
-        **args, fingerprint=fingerprint
-    )
-
-
-def _submission_create_any(
-    *, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str
-) -> StoredResponse:
-    from evaluation.services.admission import admission_check
-    from evaluation.services.jobs import evaluation_job_enqueue
-
-    def work() -> tuple[int, dict[str, Any]]:
+    actor = f"user:{user.pk}"
+    with transaction.atomic():
         attempt = (
             Attempt.objects.select_for_update(of=("self",))
             .select_related("question")
@@ -87,77 +65,36 @@ def _submission_create_any(
         if attempt is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
         admission_check(evaluator=attempt.question.evaluator)
-        submission = Submission.objects.create(attempt=attempt, answer=answer, idempotency_key=idempotency_key)
-        changes: list[StateChange] = []
+        submission = Submission.objects.create(attempt=attempt, answer=answer, idempotency_key=correlation_id[:255])
         older = list(
             Submission.objects.filter(attempt=attempt, status__in=UNFINISHED)
             .exclude(pk=submission.pk)
             .values_list("pk", "status")
         )
+        changes = [
+            StateChange(
+                entity="submission",
+                object_id=pk,
+                from_status=status,
+                to_status=SubmissionStatus.SUPERSEDED,
+                actor=actor,
+                reason=f"superseded by submission {submission.pk}",
+            )
+            for pk, status in older
+        ]
         if older:
             Submission.objects.filter(pk__in=[pk for pk, _ in older]).update(status=SubmissionStatus.SUPERSEDED)
-            changes.extend(
-                StateChange(
-                    entity="submission",
-                    object_id=pk,
-                    from_status=status,
-                    to_status=SubmissionStatus.SUPERSEDED,
-                    actor=f"user:{user.pk}",
-                    reason=f"superseded by submission {submission.pk}",
-                )
-                for pk, status in older
-            )
         transition(
             attempt,
             AttemptStatus.QUEUED,
-            actor=f"user:{user.pk}",
+            actor=actor,
             reason=f"submission {submission.pk}",
             changes={"latest_submission": submission},
             record=changes,
         )
         StateChange.objects.bulk_create(changes)
-        evaluation_job_enqueue(submission_id=submission.pk, correlation_id=idempotency_key)
-        return 202, {
-            "attempt_id": attempt.pk,
-            "submission_id": submission.pk,
-            "status": submission.status,
-            "version": attempt.version,
-        }
-
-    return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
-
-
-def _submission_create_fresh(
-    *, user, attempt_id: int, answer: str, idempotency_key: str, fingerprint: str
-) -> StoredResponse | None:
-    """A submit with a fresh key, the common case, in one call of attempts/sql/submit.sql, or the
-    replay of a finished one; None, with nothing written, for any other key (the general path)."""
-    from evaluation.models import JobKind
-    from evaluation.services.admission import admission_check
-    from evaluation.services.outbox import TASKS, outbox_publish_after_commit
-
-    now = timezone.now()
-    task_name, queue_name = TASKS[JobKind.EVALUATE]
-    with transaction.atomic():
-        row = call_prepared(
-            "SELECT * FROM attempts_submission_create_fresh(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                user.pk, attempt_id, answer, idempotency_key, fingerprint, now, idempotency_expires_at(now),
-                settings.CONFIG.job_max_tries, task_name, queue_name,
-            ],
-        )  # fmt: skip
-        outcome, evaluator, _, _, version, outbox_id, status_code, stored_fingerprint, body = row
-        if outcome == "replay":
-            return idempotent_replay(fingerprint, stored_fingerprint, status_code, body)
-        if outcome == "key_exists":
-            return None
-        if outcome == "not_found":
-            raise NotFound(f"There is no attempt {attempt_id}.")
-        # A refusal here rolls the whole submit back: nothing written, as in the general path.
-        admission_check(evaluator=evaluator)
-        attempt_cache_raise_floor(attempt_id=attempt_id, version=version)
-        outbox_publish_after_commit(outbox_id=outbox_id)
-    return StoredResponse(202, bytes(body), replayed=False)
+        job_enqueue(kind=EVALUATE, subject_id=submission.pk, correlation_id=correlation_id)
+    return submission
 
 
 def result_record(
@@ -205,10 +142,9 @@ def submission_start_processing(*, attempt: Attempt, submission: Submission, act
         StateChange.objects.bulk_create(record)
 
 
-def submission_mark_failed(*, submission_id: int, actor: str, reason: str) -> None:
-    """Inside the caller's transaction: a dead-lettered submission fails; its attempt too when
-    it is the latest. A superseded or completed submission stays as it is."""
-    attempt, submission = _lock_attempt_then_submission(submission_id)
+def submission_mark_failed(*, attempt: Attempt, submission: Submission, actor: str, reason: str) -> None:
+    """Inside the caller's transaction, the attempt locked: a dead-lettered submission fails;
+    its attempt too when it is the latest. A superseded or completed submission stays as it is."""
     record: list[StateChange] = []
     if submission.status in UNFINISHED:
         transition(submission, SubmissionStatus.FAILED, actor=actor, reason=reason, record=record)
@@ -221,10 +157,10 @@ def submission_mark_failed(*, submission_id: int, actor: str, reason: str) -> No
         StateChange.objects.bulk_create(record)
 
 
-def submission_requeue(*, submission_id: int, actor: str, reason: str) -> bool:
-    """Inside the caller's transaction: a failed submission goes back to queued for a replay.
-    False when it is no longer its attempt's latest (the replayed job will be discarded)."""
-    attempt, submission = _lock_attempt_then_submission(submission_id)
+def submission_requeue(*, attempt: Attempt, submission: Submission, actor: str, reason: str) -> bool:
+    """Inside the caller's transaction, the attempt locked: a failed submission goes back to
+    queued for a replay. False when it is no longer its attempt's latest (the replayed job
+    will be discarded)."""
     if attempt.latest_submission_id != submission.pk:
         return False
     record: list[StateChange] = []
@@ -235,8 +171,12 @@ def submission_requeue(*, submission_id: int, actor: str, reason: str) -> bool:
     return True
 
 
-def _lock_attempt_then_submission(submission_id: int) -> tuple[Attempt, Submission]:
-    # Every path locks the attempt before its submissions, so two of them never deadlock.
+def submission_lock(*, submission_id: int) -> Submission:
+    """Inside the caller's transaction: the submission with its attempt (and question), the
+    attempt's row locked. Every path locks the attempt before its submissions, so two of them
+    never deadlock; a submission's row is only written under its attempt's lock."""
     attempt_id = Submission.objects.values_list("attempt_id", flat=True).get(pk=submission_id)
-    attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
-    return attempt, Submission.objects.select_for_update().get(pk=submission_id)
+    attempt = Attempt.objects.select_for_update(of=("self",)).select_related("question").get(pk=attempt_id)
+    submission = Submission.objects.get(pk=submission_id)
+    submission.attempt = attempt
+    return submission

@@ -1,10 +1,12 @@
 """Idempotency keys (after the IETF httpapi draft and Stripe), enforced by the database.
 
-The record is inserted in the same transaction as the work it guards, with
-`INSERT .. ON CONFLICT DO NOTHING`: a second request with the same key blocks on that insert
-until the first commits (then replays its stored answer) or rolls back (then does the work
-itself). So identical requests arriving at the same moment make one submission, and a refused
-request (404, 413, 503...) leaves no record behind.
+The edge (an API view, a form view) wraps a service call in `idempotent`, which stores the
+response the edge rendered and replays it for every repeat. The record is inserted in the
+same transaction as the work it guards, with `INSERT .. ON CONFLICT DO NOTHING`: a second
+request with the same key blocks on that insert until the first commits (then replays its
+stored answer) or rolls back (then does the work itself). So identical requests arriving at
+the same moment make one submission, and a refused request (404, 413, 503...) leaves no
+record behind.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from attempts.errors import IdempotencyKeyReused, InvalidInput
 from attempts.models import IdempotencyRecord
+from interviewprep.errors import IdempotencyKeyReused, InvalidInput
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
@@ -79,7 +81,7 @@ def _claim_key(*, user_id: int, key: str, fingerprint: str, now) -> bool:
         return cursor.fetchone() is not None
 
 
-def idempotent_replay(fingerprint: str, stored_fingerprint: str, status_code: int, body) -> StoredResponse:
+def _replay(fingerprint: str, stored_fingerprint: str, status_code: int, body) -> StoredResponse:
     if stored_fingerprint != fingerprint:
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different request. Use a new key for a new request."
@@ -92,11 +94,11 @@ def idempotent(
     user_id: int,
     key: str,
     fingerprint: str,
-    work: Callable[[], tuple[int, dict[str, Any]]],
+    work: Callable[[], tuple[int, bytes]],
 ) -> StoredResponse:
     """Run `work` once per (user, key) and answer every repeat with its first answer.
 
-    `work` runs inside this transaction and returns (status code, payload); raising a
+    `work` runs inside this transaction and returns (status code, response body); raising a
     DomainError from it rolls everything back, the key included.
     """
     now = timezone.now()
@@ -108,17 +110,16 @@ def idempotent(
         .first()
     )
     if done is not None:
-        return idempotent_replay(fingerprint, *done)
+        return _replay(fingerprint, *done)
     with transaction.atomic():
         if not _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now):
             record = IdempotencyRecord.objects.select_for_update().get(user_id=user_id, key=key)
             if record.expires_at > now:
-                return idempotent_replay(fingerprint, record.fingerprint, record.status_code, record.response_body)
+                return _replay(fingerprint, record.fingerprint, record.status_code, record.response_body)
             # Expired but not yet purged: the key is free again.
             record.delete()
             _claim_key(user_id=user_id, key=key, fingerprint=fingerprint, now=now)
-        status_code, payload = work()
-        body = render_body(payload)
+        status_code, body = work()
         IdempotencyRecord.objects.filter(user_id=user_id, key=key).update(status_code=status_code, response_body=body)
     return StoredResponse(status_code, body, replayed=False)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from attempts.errors import InvalidInput
+from django.db import transaction
+
 from attempts.models import (
     Attempt,
     Difficulty,
@@ -13,18 +14,13 @@ from attempts.models import (
     PracticeRequestStatus,
     QuestionKind,
 )
-from attempts.services.idempotency import StoredResponse, idempotent
+from attempts.selectors.questions import question_choose_for_practice
 from attempts.services.transitions import transition
+from evaluation.jobs import job_enqueue
+from interviewprep.errors import InvalidInput
 
-
-def practice_request_payload(request: PracticeRequest) -> dict[str, Any]:
-    return {
-        "id": request.pk,
-        "status": request.status,
-        "question_id": request.question_id,
-        "attempt_id": request.attempt_id,
-        "note": request.note,
-    }
+# The job kind that chooses a question for a practice request (its handler: attempts/jobs.py).
+GENERATE = "generate"
 
 
 def practice_filters_validate(*, kind: Any, difficulty: Any, topic: Any) -> dict[str, str]:
@@ -41,34 +37,28 @@ def practice_filters_validate(*, kind: Any, difficulty: Any, topic: Any) -> dict
 
 
 def practice_request_create(
-    *, user, kind: Any = None, difficulty: Any = None, topic: Any = None, idempotency_key: str, fingerprint: str
-) -> StoredResponse:
-    from evaluation.services.jobs import evaluation_job_enqueue
-
+    *, user, kind: Any = None, difficulty: Any = None, topic: Any = None, correlation_id: str = ""
+) -> PracticeRequest:
+    """A practice request and the job that will choose its question, in one transaction."""
     filters = practice_filters_validate(kind=kind, difficulty=difficulty, topic=topic)
-
-    def work() -> tuple[int, dict[str, Any]]:
+    with transaction.atomic():
         request = PracticeRequest.objects.create(user=user, **filters)
-        evaluation_job_enqueue(practice_request_id=request.pk, correlation_id=idempotency_key)
-        return 202, {"id": request.pk, "status": request.status}
-
-    return idempotent(user_id=user.pk, key=idempotency_key, fingerprint=fingerprint, work=work)
+        job_enqueue(kind=GENERATE, subject_id=request.pk, correlation_id=correlation_id)
+    return request
 
 
-def _locked(practice_request_id: int) -> PracticeRequest:
+def practice_request_lock(*, practice_request_id: int) -> PracticeRequest:
     return PracticeRequest.objects.select_for_update().get(pk=practice_request_id)
 
 
-def practice_request_mark_processing(*, practice_request_id: int, actor: str) -> None:
-    transition(_locked(practice_request_id), PracticeRequestStatus.PROCESSING, actor=actor)
+def practice_request_mark_processing(*, request: PracticeRequest, actor: str) -> None:
+    transition(request, PracticeRequestStatus.PROCESSING, actor=actor)
 
 
-def practice_request_fulfil(*, practice_request_id: int, actor: str) -> PracticeRequest:
-    """Inside the caller's fenced transaction: choose the question and open its draft attempt.
-    A practice request that already has its attempt keeps it (a redelivered job changes nothing)."""
-    from attempts.selectors.questions import question_choose_for_practice
-
-    request = _locked(practice_request_id)
+def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> PracticeRequest:
+    """Inside the caller's fenced transaction, the request locked: choose the question and open
+    its draft attempt. A request that already has its attempt keeps it (a redelivered job
+    changes nothing)."""
     if request.attempt_id is not None:
         return request
     question, note = question_choose_for_practice(
@@ -90,13 +80,11 @@ def practice_request_fulfil(*, practice_request_id: int, actor: str) -> Practice
     return request
 
 
-def practice_request_mark_failed(*, practice_request_id: int, actor: str, reason: str) -> None:
-    request = _locked(practice_request_id)
+def practice_request_mark_failed(*, request: PracticeRequest, actor: str, reason: str) -> None:
     if request.status in (PracticeRequestStatus.QUEUED, PracticeRequestStatus.PROCESSING):
         transition(request, PracticeRequestStatus.FAILED, actor=actor, reason=reason)
 
 
-def practice_request_requeue(*, practice_request_id: int, actor: str, reason: str) -> None:
-    request = _locked(practice_request_id)
+def practice_request_requeue(*, request: PracticeRequest, actor: str, reason: str) -> None:
     if request.status == PracticeRequestStatus.FAILED:
         transition(request, PracticeRequestStatus.QUEUED, actor=actor, reason=reason)

@@ -1,4 +1,5 @@
-"""The state machines of API.md: one table of legal moves per entity and one function that moves.
+"""The state machines of attempts, submissions and practice requests: one table of legal moves
+per entity and one function that moves.
 
 `transition()` expects the row to be locked by the caller (it runs inside the caller's
 `transaction.atomic()` after a `select_for_update`); `transition_locked()` locks it itself.
@@ -13,7 +14,7 @@ from typing import Any
 
 from django.db import models, transaction
 
-from attempts.errors import IllegalTransition
+from attempts.cache import attempt_cache_raise_floor
 from attempts.models import (
     Attempt,
     AttemptStatus,
@@ -23,8 +24,8 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
-from attempts.selectors.cache import attempt_cache_raise_floor
 from interviewprep import metrics
+from interviewprep.errors import IllegalTransition
 
 logger = logging.getLogger(__name__)
 

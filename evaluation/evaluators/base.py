@@ -12,16 +12,14 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from evaluation.jobs.errors import PermanentJobError, TransientJobError
 
-class TransientEvaluationError(Exception):
+
+class TransientEvaluationError(TransientJobError):
     """Worth retrying: a timeout, a dependency down, a rate limit."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
 
-
-class PermanentEvaluationError(Exception):
+class PermanentEvaluationError(PermanentJobError):
     """Retrying cannot help: bad payload, missing data, the sandbox unavailable."""
 
 

@@ -1,6 +1,6 @@
 """The code runner's sandbox: one locked-down harness process per submission.
 
-Layers (see /work/shared/SANDBOX.md for what each one was measured to block):
+Layers (docs/sandbox.md says what each one blocks):
 bubblewrap (fresh namespaces, only /usr visible, read-only, sized /tmp) run as a per-slot
 unprivileged uid, rlimits, an empty environment, Debian's `/usr/bin/python3 -I -S`, Landlock
 (read-only standard library, no TCP, scoped signals and abstract sockets) and seccomp (no

@@ -11,14 +11,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.test import override_settings
 
+from attempts import cache
 from attempts.models import Attempt, AttemptStatus
-from attempts.selectors import cache
-from attempts.selectors.attempts import attempt_get_for_user, attempt_payload_from_db
+from attempts.selectors.attempts import attempt_get_for_user
+from attempts.selectors.payloads import attempt_payload_from_db
 from attempts.services.transitions import transition
-from interviewprep import background, metrics
+from interviewprep import metrics
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
-from tests.processes import RedisServer, free_port
+from tests.processes import RedisServer, free_port, wait_for
 
 
 def _cached_version(attempt_id: int) -> int | None:
@@ -185,9 +186,9 @@ def test_min_version_holds_even_when_the_writer_could_not_raise_the_floor(monkey
 
 @pytest.mark.django_db
 def test_a_floor_the_writer_could_not_raise_is_raised_once_redis_answers():
-    """A writer that could not reach Redis commits anyway; the floor it owes is raised in the
-    background once Redis answers again, so readers without min_version stop getting the older
-    copy then, not when it expires an hour later."""
+    """A writer that could not reach Redis commits anyway; the floor it owes is raised at the
+    process's next cache call once Redis answers again, so readers without min_version stop
+    getting the older copy then, not when it expires an hour later."""
     attempt = AttemptFactory()
     old = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
     assert _cached_version(attempt.pk) == old
@@ -196,11 +197,20 @@ def test_a_floor_the_writer_could_not_raise_is_raised_once_redis_answers():
     unreachable = {"default": {**settings.CACHES["default"], "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}
     with override_settings(CACHES=unreachable):
         new = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
-        time.sleep(cache.BACKOFF_AFTER_ERROR * 1.5)  # the first try to pay it finds Redis unreachable too
+        assert cache.attempt_cache_floors_owed() == 1
+        attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)  # still unreachable: still owed
+        assert cache.attempt_cache_floors_owed() == 1
     assert new > old
     assert cache._read(attempt.pk)[1] < new, "the floor went up while Redis was unreachable"
-    assert background.settle(timeout=10)
-    time.sleep(max(0.0, cache._down_until - time.monotonic()))  # this process reads through the cache again
 
+    # Once the backoff after the failure is over, this process's next cache call pays the debt.
+    wait_for(
+        lambda: (
+            attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) and cache.attempt_cache_floors_owed() == 0
+        ),
+        timeout=10,
+        message="the owed floor was raised",
+    )
+    assert cache._read(attempt.pk)[1] >= new
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new
     assert _cached_version(attempt.pk) == new, "the read did not put the new copy in the cache"

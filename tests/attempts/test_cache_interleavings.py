@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
+from attempts import cache
 from attempts.models import Attempt, AttemptStatus
-from attempts.selectors import cache
-from attempts.selectors.attempts import attempt_payload_from_db
+from attempts.selectors.payloads import attempt_payload_from_db
 from attempts.services.transitions import ATTEMPT_MOVES, transition
 from interviewprep.redis_state import cache_redis
 from tests.factories import QuestionFactory, UserFactory

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.test import override_settings
 
 from attempts.models import Attempt, IdempotencyRecord, StateChange, Submission
+from attempts.services.admission import evaluate_backlog
 from evaluation.breaker import remote_model_breaker
 from evaluation.models import EvaluationJob, Outbox
-from evaluation.services.admission import evaluate_backlog
 from interviewprep import metrics
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 

@@ -8,9 +8,10 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from attempts import cache
 from attempts.models import Attempt
-from attempts.selectors import cache
-from attempts.selectors.attempts import attempt_get_for_user, attempt_payload_from_db
+from attempts.selectors.attempts import attempt_get_for_user
+from attempts.selectors.payloads import attempt_payload_from_db
 from interviewprep import metrics
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory

@@ -5,7 +5,6 @@ import itertools
 import pytest
 from django.db import transaction
 
-from attempts.errors import IllegalTransition
 from attempts.models import (
     Attempt,
     AttemptStatus,
@@ -17,6 +16,7 @@ from attempts.models import (
 )
 from attempts.services.transitions import TABLES, is_legal, transition_locked
 from interviewprep import metrics
+from interviewprep.errors import IllegalTransition
 from tests.factories import AttemptFactory, UserFactory
 
 

@@ -19,8 +19,8 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
-from evaluation.models import EvaluationJob, JobKind, JobStatus
-from evaluation.services.admission import evaluate_backlog
+from attempts.services.admission import evaluate_backlog
+from evaluation.models import EvaluationJob, JobStatus
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 
 PASSWORD = "correct horse battery staple"
@@ -227,7 +227,7 @@ def test_the_same_form_posted_twice_is_one_submission(client, candidate):
     assert first.status_code == second.status_code == 302
     assert first["Location"] == second["Location"]
     assert Submission.objects.filter(attempt=attempt).count() == 1
-    assert EvaluationJob.objects.filter(submission__attempt=attempt).count() == 1
+    assert EvaluationJob.objects.filter(kind="evaluate", subject_id__in=attempt.submissions.values("pk")).count() == 1
     assert client.get(second["Location"]).status_code == 200
 
 
@@ -261,7 +261,7 @@ def test_overload_is_503_with_retry_after_and_keeps_the_answer(client, candidate
     attempt = AttemptFactory(user=candidate)
     waiting = Submission.objects.create(attempt=AttemptFactory(), answer="someone else's")
     EvaluationJob.objects.create(
-        kind=JobKind.EVALUATE, submission=waiting, status=JobStatus.PENDING, max_tries=settings.CONFIG.job_max_tries
+        kind="evaluate", subject_id=waiting.pk, status=JobStatus.PENDING, max_tries=settings.CONFIG.job_max_tries
     )
     key = hidden_key(attempt_page(client, attempt))
     answer = "def solve(values):\n    return sorted(values)  # <kept> & 'quoted'\n"

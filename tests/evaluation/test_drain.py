@@ -9,8 +9,7 @@ from django.db import connection
 from django.utils import timezone
 
 from attempts.models import Attempt, AttemptStatus, Result, Submission
-from evaluation.models import EvaluationJob, JobKind, JobStatus, Outbox
-from evaluation.services.outbox import TASKS
+from evaluation.models import EvaluationJob, JobStatus, Outbox
 from tests.factories import QuestionFactory, UserFactory
 from tests.processes import wait_for
 
@@ -26,11 +25,12 @@ def _bulk_queue(count):
         attempt.latest_submission = submission
     Attempt.objects.bulk_update(attempts, ["latest_submission"], batch_size=2000)
     jobs = EvaluationJob.objects.bulk_create(
-        EvaluationJob(kind=JobKind.EVALUATE, submission=s, status=JobStatus.PENDING, max_tries=5) for s in submissions
+        EvaluationJob(kind="evaluate", subject_id=s.pk, status=JobStatus.PENDING, max_tries=5) for s in submissions
     )
-    task_name, queue = TASKS[JobKind.EVALUATE]
     now = timezone.now()
-    Outbox.objects.bulk_create(Outbox(job=j, queue=queue, task_name=task_name, available_at=now) for j in jobs)
+    Outbox.objects.bulk_create(
+        Outbox(job=j, queue="evaluate", task_name="evaluation.tasks.run_job", available_at=now) for j in jobs
+    )
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from attempts.models import Attempt, Result, Submission
 from evaluation.evaluators import register
+from evaluation.jobs import job_run, jobs_sweep
 from evaluation.models import EvaluationJob, JobStatus, Outbox
-from evaluation.services.jobs import evaluation_job_run, jobs_sweep
 from tests.evaluation import gated
 from tests.factories import AttemptFactory, QuestionFactory
 from tests.helpers import submit_via_service
@@ -24,7 +24,7 @@ from tests.helpers import submit_via_service
 
 def _run(job_id, outcomes):
     try:
-        outcomes[job_id] = evaluation_job_run(job_id=job_id, worker="test")
+        outcomes[job_id] = job_run(job_id=job_id, worker="test")
     finally:
         connection.close()
 
@@ -38,7 +38,7 @@ def _run_until_final(job_id):
             return
         if job.next_retry_at and job.next_retry_at > timezone.now():
             time.sleep((job.next_retry_at - timezone.now()).total_seconds() + 0.01)
-        evaluation_job_run(job_id=job_id, worker="test")
+        job_run(job_id=job_id, worker="test")
     raise AssertionError(f"job {job_id} never finished")
 
 

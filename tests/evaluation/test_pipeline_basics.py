@@ -29,7 +29,7 @@ def test_submit_through_the_api_is_scored_by_a_worker_process(workers, api_clien
     assert body["status"] == "completed"
     assert body["latest_submission_id"] == accepted["submission_id"]
     assert body["result"]["score"] == 73
-    job = EvaluationJob.objects.get(submission_id=accepted["submission_id"])
+    job = EvaluationJob.objects.get(kind="evaluate", subject_id=accepted["submission_id"])
     assert job.status == JobStatus.SUCCEEDED
     assert job.tries == 1
     assert Attempt.objects.get(pk=attempt.pk).version == accepted["version"] + 2  # processing, completed

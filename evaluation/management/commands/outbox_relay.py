@@ -3,19 +3,19 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from evaluation.services.outbox import outbox_publish, outbox_relay_loop
+from evaluation.jobs.outbox import outbox_publish, outbox_relay_loop
 
 
 class Command(BaseCommand):
-    help = "Publish outbox rows the fast path missed and retries that came due (the relay process)."
+    help = "Publish outbox rows to the broker as their transactions commit, and retries as they come due."
 
     def add_arguments(self, parser):
-        parser.add_argument("--interval", type=float, default=0.5, help="seconds between idle passes")
+        parser.add_argument("--interval", type=float, default=1.0, help="longest sleep between passes, in seconds")
         parser.add_argument("--once", action="store_true", help="one pass, then exit")
 
     def handle(self, *args, interval: float, once: bool, **options):
         if once:
-            self.stdout.write(f"published {outbox_publish(path='relay')}")
+            self.stdout.write(f"published {outbox_publish()}")
             return
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -8,11 +8,11 @@ import time
 
 from django.conf import settings
 
-from attempts.errors import Overloaded
-from evaluation.models import EvaluationJob, JobKind, JobStatus
+from evaluation.breaker import remote_model_breaker
+from evaluation.jobs import jobs_waiting
 from interviewprep import metrics
+from interviewprep.errors import Overloaded
 
-BACKLOG_STATUSES = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
 # The backlog is counted at most this often per process: a count per submit would be the most
 # expensive query of the submit path.
 BACKLOG_CACHE_SECONDS = 1.0
@@ -29,7 +29,7 @@ def evaluate_backlog(*, fresh: bool = False) -> int:
     with _cache_lock:
         if not fresh and _cached is not None and now - _cached[0] < BACKLOG_CACHE_SECONDS:
             return _cached[1]
-    depth = EvaluationJob.objects.filter(kind=JobKind.EVALUATE, status__in=BACKLOG_STATUSES).count()
+    depth = jobs_waiting(kind="evaluate")
     with _cache_lock:
         _cached = (now, depth)
     return depth
@@ -47,8 +47,6 @@ def admission_check(*, evaluator: str) -> None:
                 retry_after=BACKLOG_RETRY_AFTER,
             )
     if evaluator == "remote":
-        from evaluation.breaker import remote_model_breaker
-
         breaker = remote_model_breaker()
         if breaker.state() == "open":
             retry_after = max(1, int(breaker.retry_after()))

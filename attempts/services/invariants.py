@@ -1,4 +1,4 @@
-"""The promises of DESIGN.md checked on live data (`manage.py check_invariants`).
+"""The promises checked on live data (`manage.py check_invariants`).
 
 Each check is one query that returns the rows breaking it; an empty answer everywhere means
 every promise holds.
@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from evaluation.services.jobs import lease_timeout
+from evaluation.jobs import lease_timeout
 
 
 @dataclass
@@ -74,7 +74,9 @@ CHECKS: list[tuple[str, str, str]] = [
         """
         SELECT s.id AS submission_id, s.attempt_id
         FROM attempts_submission s
-        WHERE NOT EXISTS (SELECT 1 FROM evaluation_evaluationjob j WHERE j.submission_id = s.id)
+        WHERE NOT EXISTS (
+            SELECT 1 FROM evaluation_evaluationjob j WHERE j.kind = 'evaluate' AND j.subject_id = s.id
+        )
         """,
     ),
     (
@@ -100,7 +102,8 @@ CHECKS: list[tuple[str, str, str]] = [
         "a completed submission's jobs are all finished",
         """
         SELECT s.id AS submission_id, j.id AS job_id, j.status
-        FROM attempts_submission s JOIN evaluation_evaluationjob j ON j.submission_id = s.id
+        FROM attempts_submission s
+        JOIN evaluation_evaluationjob j ON j.kind = 'evaluate' AND j.subject_id = s.id
         WHERE s.status = 'completed' AND j.status IN ('running')
           AND j.heartbeat_at < %(stale_before)s
         """,

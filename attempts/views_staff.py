@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from attempts.selectors.cache import attempt_cache_diff
+from attempts.cache import attempt_cache_diff
 
 COMPARED_FIELDS = ("version", "status", "latest_submission_id", "result", "updated_at")
 

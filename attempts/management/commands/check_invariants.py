@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from evaluation.services.invariants import invariants_check
+from attempts.services.invariants import invariants_check
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""The attempt cache: version-stamped, may lag, never lies (DESIGN.md step 5, promise 7).
+"""The attempt cache: version-stamped, may lag, never lies (docs/promises.md, promise 7).
 
 Each attempt is one Redis hash on the cache database: `version`, `payload`, and `floor`, the
 lowest version a reader may trust, with `floor_until`, the writer's deadline: a copy read from
@@ -16,7 +16,7 @@ the database after it is authoritative and clears the floor (the writer committe
   lease ran out (it died or is slower than the lease).
 - Redis slow or down: every call has a 250 ms timeout and no retry, after a failure reads skip
   the cache for a second, and the database answers. Floor raises are always tried, and one that
-  fails is owed: the process's background thread raises it once Redis answers again.
+  fails is owed: this process raises it at its next cache call once Redis answers again.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from typing import Any
 
 import redis
 
+from attempts.selectors.payloads import attempt_payload_from_db
 from interviewprep import metrics
-from interviewprep.background import PerProcess, run_later
+from interviewprep.per_process import PerProcess
 from interviewprep.redis_state import RELEASE_IF_OWNER, cache_redis
 
 logger = logging.getLogger(__name__)
@@ -95,18 +96,17 @@ def _failed(exc: Exception) -> None:
     global _down_until
     with _down_lock:
         _down_until = time.monotonic() + BACKOFF_AFTER_ERROR
-    metrics.incr_buffered("interviewprep_cache_requests_total", {"outcome": "error"})
+    metrics.incr("interviewprep_cache_requests_total", {"outcome": "error"})
     logger.warning("cache unavailable, reading from the database", extra={"error": str(exc)})
 
 
 def attempt_cache_raise_floor(*, attempt_id: int, version: int) -> None:
-    """Called inside the writer's transaction, before commit.
-
-    Tried even while this process backs off after a cache error: skipping it would let an older
-    copy be served once Redis answers again, and one 250 ms wait on a write is the cheaper loss.
-    A floor that could not be raised is owed: the background thread raises it once Redis
-    answers (see `_OwedFloors`).
-    """
+    """Called inside the writer's transaction, before commit, so while it holds the attempt's
+    row lock: one call with a short timeout and no retry, and none at all while this process
+    backs off after a cache error. A floor that could not be raised is owed (`_OwedFloors`)."""
+    if not _available():
+        _owed.get().add(attempt_id, version)
+        return
     try:
         _raise_floor(attempt_id, version)
     except redis.RedisError as exc:
@@ -125,9 +125,10 @@ class _OwedFloors:
     The writer commits anyway, and without its floor a copy older than its write would be
     served to readers without `min_version` until the next write or the copy's TTL (an hour).
     Raised late, after the commit, the floor still makes those readers miss and read the
-    database. Owed floors go when the process does (a cache that lags, until the next write or
-    the TTL), and are given up after TTL_SECONDS, when every copy that was cached before the
-    failure has expired. A retry is scheduled exactly while some are owed.
+    database. Owed floors are paid at this process's next read or copy store once Redis
+    answers, never under a row lock (no timer: a process that makes no more calls leaves a lag
+    bounded by the TTL),
+    and given up after TTL_SECONDS, when every copy cached before the failure has expired.
     """
 
     def __init__(self) -> None:
@@ -136,17 +137,12 @@ class _OwedFloors:
 
     def add(self, attempt_id: int, version: int) -> None:
         with self.lock:
-            retry_scheduled = bool(self.owed)
             held = self.owed.get(attempt_id)
             if held is None or held[0] < version:
                 self.owed[attempt_id] = (version, time.monotonic() + TTL_SECONDS)
-        if not retry_scheduled:
-            run_later(self.pay, BACKOFF_AFTER_ERROR)
 
     def pay(self) -> None:
-        """On the background thread: raise the owed floors, stopping at the first failure (Redis
-        is still unreachable; a round that waited 250 ms per floor would hold up the thread's
-        other steps), and look again later while any are owed."""
+        """Raise the owed floors, stopping at the first failure (Redis still unreachable)."""
         with self.lock:
             owed = list(self.owed.items())
         for attempt_id, (version, give_up_at) in owed:
@@ -154,25 +150,29 @@ class _OwedFloors:
                 _raise_floor(attempt_id, version)
             except redis.RedisError as exc:
                 if time.monotonic() < give_up_at:
-                    logger.warning("cache floor still owed", extra={"attempt_id": attempt_id, "error": str(exc)})
-                    break
+                    _failed(exc)
+                    return
                 logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "version": version})
             else:
                 logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "version": version})
             with self.lock:
                 if self.owed.get(attempt_id, (None,))[0] == version:
                     del self.owed[attempt_id]
-        with self.lock:
-            if not self.owed:
-                return
-        run_later(self.pay, BACKOFF_AFTER_ERROR)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.owed.clear()
 
 
 _owed = PerProcess(_OwedFloors)
+
+
+def _pay_owed() -> None:
+    owed = _owed.made()
+    if owed is not None and owed.owed and _available():
+        owed.pay()
+
+
+def attempt_cache_floors_owed() -> int:
+    """How many floors this process still owes (for operators and tests)."""
+    owed = _owed.made()
+    return len(owed.owed) if owed is not None else 0
 
 
 def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
@@ -191,9 +191,7 @@ def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
 
 
 def _compute(attempt_id: int) -> dict[str, Any] | None:
-    from attempts.selectors.attempts import attempt_payload_from_db
-
-    metrics.incr_buffered("interviewprep_cache_computations_total")
+    metrics.incr("interviewprep_cache_computations_total")
     return attempt_payload_from_db(attempt_id=attempt_id)
 
 
@@ -208,6 +206,7 @@ def _compute_and_store(attempt_id: int) -> dict[str, Any] | None:
 
 def attempt_cache_store(*, payload: dict[str, Any]) -> None:
     """After a commit, with the committed copy in hand: put it in the cache if newest."""
+    _pay_owed()
     if not _available():
         return
     try:
@@ -243,6 +242,7 @@ def _fresh_enough(payload: dict[str, Any] | None, floor: int, min_version: int |
 
 def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[str, Any] | None:
     """The attempt's payload (with `user_id`), from the cache when a copy is fresh enough."""
+    _pay_owed()
     if not _available():
         return _compute(attempt_id)
     try:
@@ -251,10 +251,10 @@ def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[s
         _failed(exc)
         return _compute(attempt_id)
     if _fresh_enough(payload, floor, min_version):
-        metrics.incr_buffered("interviewprep_cache_requests_total", {"outcome": "hit"})
+        metrics.incr("interviewprep_cache_requests_total", {"outcome": "hit"})
         return payload
     outcome = "stale" if payload is not None else "miss"
-    metrics.incr_buffered("interviewprep_cache_requests_total", {"outcome": outcome})
+    metrics.incr("interviewprep_cache_requests_total", {"outcome": outcome})
     return _fill(attempt_id, min_version)
 
 
@@ -318,8 +318,6 @@ def _follow(attempt_id: int, min_version: int | None, lease_key: str) -> dict[st
 
 def attempt_cache_diff(*, attempt_id: int) -> dict[str, Any]:
     """What the cache holds against what the database says (for staff)."""
-    from attempts.selectors.attempts import attempt_payload_from_db
-
     database = attempt_payload_from_db(attempt_id=attempt_id)
     try:
         cached, floor = _read(attempt_id)

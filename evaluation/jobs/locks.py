@@ -1,7 +1,7 @@
-"""The per-attempt Redis lock: a token, a TTL, extended by the heartbeat while work goes on.
+"""The per-subject Redis lock: a token, a TTL, extended by the heartbeat while work goes on.
 
-It only keeps two runs from evaluating the same attempt at once; it is no fence (redis-py lock
-tokens do not grow). The database decides, with the job's lease token, whose result counts.
+It only keeps two runs from working on the same subject at once; it is no fence (redis-py lock
+tokens do not grow). The database decides, with the job's lease token, whose outcome counts.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ return 0
 """
 
 
-class AttemptLock:
+class SubjectLock:
     def __init__(self, key: str, token: str, ttl_seconds: float):
         self.key = f"lock:{key}"
         self.token = token

@@ -1,0 +1,149 @@
+"""The two kinds of work attempts hands to the job machinery, as its handlers: evaluating a
+submission, and choosing a question for a practice request (registered in apps.py)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from attempts.cache import attempt_cache_store
+from attempts.models import PracticeRequest, Result, Submission
+from attempts.selectors.payloads import attempt_payload
+from attempts.services.attempts import (
+    EVALUATE,
+    result_record,
+    submission_lock,
+    submission_mark_failed,
+    submission_requeue,
+    submission_start_processing,
+)
+from attempts.services.practice import (
+    GENERATE,
+    practice_request_fulfil,
+    practice_request_lock,
+    practice_request_mark_failed,
+    practice_request_mark_processing,
+    practice_request_requeue,
+)
+from evaluation.evaluators import EvaluationOutcome, EvaluationRequest, get_evaluator
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Evaluation:
+    evaluator: str
+    request: EvaluationRequest
+
+
+class SubmissionEvaluation:
+    """Evaluate a submission with the evaluator its question names; the latest one wins."""
+
+    queue = "evaluate"
+
+    def lock(self, subject_id: int) -> Submission:
+        submission = submission_lock(submission_id=subject_id)
+        submission.recorded_result = None
+        return submission
+
+    def lock_key(self, submission: Submission) -> str:
+        return f"attempt:{submission.attempt_id}"
+
+    def describe(self, submission: Submission) -> dict[str, Any]:
+        return {"attempt_id": submission.attempt_id, "submission_id": submission.pk}
+
+    def discard_reason(self, submission: Submission) -> str | None:
+        if submission.attempt.latest_submission_id != submission.pk:
+            return "superseded by a newer submission"
+        return None
+
+    def start(self, submission: Submission, *, actor: str, try_number: int) -> _Evaluation:
+        submission_start_processing(attempt=submission.attempt, submission=submission, actor=actor)
+        question = submission.attempt.question
+        return _Evaluation(
+            evaluator=question.evaluator,
+            request=EvaluationRequest(
+                question_slug=question.slug,
+                question_kind=question.kind,
+                prompt=question.prompt,
+                spec=question.evaluation_spec,
+                answer=submission.answer,
+                submission_id=submission.pk,
+                try_number=try_number,
+            ),
+        )
+
+    def run(self, work: _Evaluation) -> EvaluationOutcome:
+        return get_evaluator(work.evaluator).evaluate(work.request)
+
+    def record(self, submission: Submission, outcome: EvaluationOutcome, *, actor: str) -> str | None:
+        result = result_record(
+            attempt=submission.attempt,
+            submission=submission,
+            score=outcome.score,
+            max_score=outcome.max_score,
+            feedback=outcome.feedback,
+            details=outcome.details,
+            actor=actor,
+        )
+        if result is None:
+            return "superseded by a newer submission"
+        submission.recorded_result = result
+        return None
+
+    def recorded(self, submission: Submission) -> None:
+        # The committed copy into the cache; a failure costs a miss, the next read recomputes.
+        result: Result = submission.recorded_result
+        attempt = submission.attempt
+        try:
+            attempt_cache_store(payload={**attempt_payload(attempt, result), "user_id": attempt.user_id})
+        except Exception:  # noqa: BLE001 - the cache may lag, never lie
+            logger.warning("cache write after result failed", exc_info=True)
+
+    def failed(self, submission: Submission, *, actor: str, reason: str) -> None:
+        submission_mark_failed(attempt=submission.attempt, submission=submission, actor=actor, reason=reason)
+
+    def requeue(self, submission: Submission, *, actor: str, reason: str) -> None:
+        submission_requeue(attempt=submission.attempt, submission=submission, actor=actor, reason=reason)
+
+
+class PracticeQuestionChoice:
+    """Choose a question for a practice request and open its draft attempt."""
+
+    queue = "generate"
+
+    def lock(self, subject_id: int) -> PracticeRequest:
+        return practice_request_lock(practice_request_id=subject_id)
+
+    def lock_key(self, request: PracticeRequest) -> str:
+        return f"practice-request:{request.pk}"
+
+    def describe(self, request: PracticeRequest) -> dict[str, Any]:
+        return {"practice_request_id": request.pk}
+
+    def discard_reason(self, request: PracticeRequest) -> str | None:
+        return None
+
+    def start(self, request: PracticeRequest, *, actor: str, try_number: int) -> None:
+        practice_request_mark_processing(request=request, actor=actor)
+
+    def run(self, work: None) -> None:
+        # The choice is made under the request's lock, when the outcome is recorded.
+        return None
+
+    def record(self, request: PracticeRequest, output: None, *, actor: str) -> str | None:
+        practice_request_fulfil(request=request, actor=actor)
+        return None
+
+    def recorded(self, request: PracticeRequest) -> None:
+        return None
+
+    def failed(self, request: PracticeRequest, *, actor: str, reason: str) -> None:
+        practice_request_mark_failed(request=request, actor=actor, reason=reason)
+
+    def requeue(self, request: PracticeRequest, *, actor: str, reason: str) -> None:
+        practice_request_requeue(request=request, actor=actor, reason=reason)
+
+
+HANDLERS = {EVALUATE: SubmissionEvaluation(), GENERATE: PracticeQuestionChoice()}

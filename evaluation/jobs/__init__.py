@@ -1,0 +1,25 @@
+"""The job machinery: enqueue, claim with a lease and a fence, heartbeat, retry, dead letters,
+sweep, replay and the outbox. It knows nothing of the work it runs: each kind of work registers
+a handler (`register_handler`), and apps reach the machinery only through the names below."""
+
+from evaluation.jobs.claim import lease_timeout
+from evaluation.jobs.enqueue import job_enqueue, jobs_waiting
+from evaluation.jobs.errors import PermanentJobError, TransientJobError
+from evaluation.jobs.registry import JobHandler, register_handler
+from evaluation.jobs.run import job_run
+from evaluation.jobs.sweep import ReplayResult, dead_letter_list, dead_letter_replay, jobs_sweep
+
+__all__ = [
+    "JobHandler",
+    "PermanentJobError",
+    "ReplayResult",
+    "TransientJobError",
+    "dead_letter_list",
+    "dead_letter_replay",
+    "job_enqueue",
+    "job_run",
+    "jobs_sweep",
+    "jobs_waiting",
+    "lease_timeout",
+    "register_handler",
+]

@@ -1,0 +1,31 @@
+"""Making a job: the one call other apps make, inside their own transaction."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from evaluation.jobs.outbox import outbox_add
+from evaluation.models import DeadLetter, EvaluationJob, JobStatus
+
+
+def job_enqueue(
+    *, kind: str, subject_id: int, correlation_id: str = "", replay_of: DeadLetter | None = None
+) -> EvaluationJob:
+    """A job and its outbox row, in the caller's transaction; the message goes out after commit."""
+    job = EvaluationJob.objects.create(
+        kind=kind,
+        subject_id=subject_id,
+        status=JobStatus.PENDING,
+        max_tries=settings.CONFIG.job_max_tries,
+        correlation_id=correlation_id[:64],
+        replay_of=replay_of,
+    )
+    outbox_add(job=job)
+    return job
+
+
+def jobs_waiting(*, kind: str) -> int:
+    """Jobs of `kind` waiting to run, published or not: the queue's depth as PostgreSQL knows it."""
+    return EvaluationJob.objects.filter(
+        kind=kind, status__in=(JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
+    ).count()

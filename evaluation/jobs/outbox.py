@@ -1,0 +1,118 @@
+"""The transactional outbox: a message row written with its job, published after commit.
+
+One road to the broker: the relay process. The transaction that writes a row that is due now
+also sends a NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once; it
+also wakes on its own for retries that come due and for whatever it missed (it was down, the
+broker was). Rows are claimed with SKIP LOCKED, so several relays publish each row once.
+Delivery is at least once; the claim's compare-and-swap makes a duplicate message a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime
+
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from evaluation.jobs.registry import handler_for
+from evaluation.jobs.transitions import jobs_mark_published
+from evaluation.models import EvaluationJob, Outbox
+from interviewprep import metrics
+from interviewprep.celery import app
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "interviewprep_outbox"
+TASK_NAME = "evaluation.tasks.run_job"
+
+
+def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> Outbox:
+    """Inside the caller's transaction: a message for `job`, published once that commits."""
+    now = timezone.now()
+    row = Outbox.objects.create(
+        job=job, queue=handler_for(job.kind).queue, task_name=TASK_NAME, available_at=available_at or now
+    )
+    if row.available_at <= now:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, '')", [CHANNEL])
+    return row
+
+
+def _send(row: Outbox, producer) -> None:
+    app.send_task(
+        row.task_name,
+        args=[row.job_id],
+        queue=row.queue,
+        task_id=f"job-{row.job_id}-msg-{row.pk}",
+        producer=producer,
+        retry=True,
+        retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
+    )
+
+
+def outbox_publish(*, limit: int = 200) -> int:
+    """Publish up to `limit` rows that are due, each by one publisher; the count published."""
+    with transaction.atomic():
+        rows = list(
+            Outbox.objects.select_for_update(skip_locked=True)
+            .filter(published_at__isnull=True, available_at__lte=timezone.now())
+            .order_by("available_at", "id")[:limit]
+        )
+        if not rows:
+            return 0
+        try:
+            # One broker round trip for the batch rather than one per message.
+            with app.producer_or_acquire() as producer, producer.batch(max_size=len(rows) + 1):
+                for row in rows:
+                    _send(row, producer)
+        except Exception as exc:  # noqa: BLE001 - any broker failure leaves the rows for the next pass
+            Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(
+                publish_attempts=F("publish_attempts") + 1, last_error=f"{type(exc).__name__}: {exc}"[:300]
+            )
+            logger.warning("outbox publish failed", extra={"outbox_ids": [r.pk for r in rows], "error": str(exc)})
+            return 0
+        Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(published_at=timezone.now())
+        jobs_mark_published([row.job_id for row in rows])
+    metrics.incr("interviewprep_outbox_published_total", amount=len(rows))
+    return len(rows)
+
+
+def _seconds_until_next_due(ceiling: float) -> float:
+    due = (
+        Outbox.objects.filter(published_at__isnull=True).order_by("available_at").values_list("available_at", flat=True)
+    ).first()
+    if due is None:
+        return ceiling
+    return min(ceiling, max(0.0, (due - timezone.now()).total_seconds()))
+
+
+def outbox_relay_loop(*, interval: float = 1.0, stop: threading.Event | None = None) -> None:
+    """The relay process: publish what is due, then sleep until a NOTIFY, the next retry's
+    time, or `interval` (which bounds how long a row missed while the broker was down waits)."""
+    stop = stop or threading.Event()
+    listening_on = None
+    backoff = interval
+    while not stop.is_set():
+        try:
+            close_old_connections()
+            connection.ensure_connection()
+            if connection.connection is not listening_on:
+                with connection.cursor() as cursor:
+                    cursor.execute(f"LISTEN {CHANNEL}")
+                listening_on = connection.connection
+            while outbox_publish() and not stop.is_set():
+                pass
+            # Woken by a commit's NOTIFY; those that arrived together are taken in one go.
+            for _ in connection.connection.notifies(timeout=_seconds_until_next_due(interval), stop_after=1):
+                pass
+            list(connection.connection.notifies(timeout=0))
+            backoff = interval
+        except Exception:  # noqa: BLE001 - database or broker down: wait and try again
+            logger.exception("relay pass failed")
+            listening_on = None
+            connection.close()
+            stop.wait(backoff)
+            backoff = min(backoff * 2, 10.0)

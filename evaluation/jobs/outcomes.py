@@ -1,0 +1,178 @@
+"""How a try ends: the outcome written under the fence, a retry, a dead letter.
+
+The fence: every outcome is written in one transaction that takes the subject's locks (through
+its handler), then the job's, and checks that the lease token is still the run's own; a run
+that lost its lease changes nothing. Every path takes the subject's locks before the job's, so
+no two of them deadlock.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from evaluation.jobs.outbox import outbox_add
+from evaluation.jobs.registry import handler_for
+from evaluation.jobs.transitions import job_transition
+from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry
+from interviewprep import metrics
+
+if TYPE_CHECKING:
+    from evaluation.jobs.claim import Claim
+
+logger = logging.getLogger(__name__)
+
+Outcome = JobTry.Outcome
+
+
+def end_try(claim: Claim, outcome: str, error: str = "") -> None:
+    JobTry.objects.filter(pk=claim.try_id).update(
+        outcome=outcome,
+        finished_at=timezone.now(),
+        duration_ms=round((time.monotonic() - claim.started) * 1000, 2),
+        error=error[:4000],
+    )
+
+
+def end_abandoned_tries(job: EvaluationJob, error: str) -> None:
+    """A run that went silent (killed, paused): its try is over, and it counted."""
+    JobTry.objects.filter(job=job, outcome=Outcome.RUNNING).update(
+        outcome=Outcome.ABANDONED, finished_at=timezone.now(), error=error
+    )
+
+
+def finish(job: EvaluationJob, status: str, *, reason: str = "", **changes: Any) -> None:
+    now = timezone.now()
+    job_transition(job, status, lease_token=None, finished_at=now, discard_reason=reason[:200], **changes)
+    latency = (now - job.created_at).total_seconds()
+    kind = job.kind
+    transaction.on_commit(lambda: _count_finished(kind, status, latency))
+
+
+def _count_finished(kind: str, status: str, latency: float) -> None:
+    metrics.incr("interviewprep_jobs_finished_total", {"kind": kind, "status": status})
+    metrics.observe("interviewprep_job_latency_seconds", latency, {"kind": kind})
+
+
+def dead_letter(job: EvaluationJob, subject: Any, *, error: str, tb: str = "") -> None:
+    """Inside the caller's transaction (subject and job locked): the job is dead, its subject
+    failed, and a dead letter keeps the context for staff to read and replay."""
+    handler = handler_for(job.kind)
+    tries = list(JobTry.objects.filter(job=job).values_list("started_at", flat=True))
+    finish(job, JobStatus.DEAD, last_error=error[:4000])
+    DeadLetter.objects.get_or_create(
+        job=job,
+        defaults={
+            "kind": job.kind,
+            "subject_id": job.subject_id,
+            "context": handler.describe(subject),
+            "error": error[:4000],
+            "traceback": tb[-8000:],
+            "tries": job.tries,
+            "first_try_at": min(tries) if tries else None,
+            "last_try_at": max(tries) if tries else None,
+        },
+    )
+    handler.failed(subject, actor=f"job:{job.pk}", reason=error[:200])
+    kind = job.kind
+    transaction.on_commit(lambda: metrics.incr("interviewprep_dead_letters_total", {"kind": kind}))
+    logger.error("job dead-lettered", extra={"job_id": job.pk, "tries": job.tries, "error": error[:300]})
+
+
+def _fenced(claim: Claim) -> tuple[Any, EvaluationJob | None]:
+    """Inside a transaction: the subject locked by its handler, then the job; the job only if
+    this run still holds its lease."""
+    subject = handler_for(claim.kind).lock(claim.subject_id)
+    job = EvaluationJob.objects.select_for_update().get(pk=claim.job_id)
+    if job.lease_token != claim.token or job.status != JobStatus.RUNNING:
+        return subject, None
+    return subject, job
+
+
+def job_record(claim: Claim, output: Any) -> str:
+    """Write the run's outcome through its handler, fenced; refused for a lost lease, and
+    discarded when the handler says so or the database already holds one."""
+    handler = handler_for(claim.kind)
+    try:
+        with transaction.atomic():
+            subject, job = _fenced(claim)
+            if job is None:
+                end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
+                return "lost_lease"
+            reason = handler.record(subject, output, actor=claim.actor)
+            if reason:
+                end_try(claim, Outcome.DISCARDED, reason)
+                finish(job, JobStatus.DISCARDED, reason=reason)
+                return "discarded"
+            end_try(claim, Outcome.SUCCEEDED)
+            finish(job, JobStatus.SUCCEEDED)
+            transaction.on_commit(lambda: handler.recorded(subject))
+    except IntegrityError:
+        # The subject has its one outcome already (a unique constraint said so).
+        with transaction.atomic():
+            _, job = _fenced(claim)
+            if job is None:
+                return "lost_lease"
+            end_try(claim, Outcome.DISCARDED, "the outcome was already recorded")
+            finish(job, JobStatus.DISCARDED, reason="the outcome was already recorded")
+        return "discarded"
+    return "succeeded"
+
+
+def retry_delay(tries: int, retry_after: float | None = None) -> float:
+    """Exponential backoff with full jitter, never sooner than the dependency asked."""
+    config = settings.CONFIG
+    ceiling = min(config.retry_max_delay, config.retry_base_delay * (2 ** max(0, tries - 1)))
+    delay = random.uniform(ceiling / 2, ceiling)
+    return max(delay, retry_after or 0)
+
+
+def job_fail_transient(claim: Claim, error: str, *, retry_after: float | None = None) -> str:
+    with transaction.atomic():
+        subject, job = _fenced(claim)
+        if job is None:
+            end_try(claim, Outcome.LOST_LEASE, error)
+            return "lost_lease"
+        end_try(claim, Outcome.TRANSIENT_ERROR, error)
+        if job.tries >= job.max_tries:
+            dead_letter(job, subject, error=f"gave up after {job.tries} tries. Last error: {error}")
+            return "dead"
+        due = timezone.now() + timedelta(seconds=retry_delay(job.tries, retry_after))
+        job_transition(job, JobStatus.RETRYING, lease_token=None, last_error=error[:4000], next_retry_at=due)
+        outbox_add(job=job, available_at=due)
+        kind = claim.kind
+        transaction.on_commit(lambda: metrics.incr("interviewprep_jobs_retried_total", {"kind": kind}))
+    return "retrying"
+
+
+def job_fail_permanent(claim: Claim, error: str, tb: str) -> str:
+    with transaction.atomic():
+        subject, job = _fenced(claim)
+        if job is None:
+            end_try(claim, Outcome.LOST_LEASE, error)
+            return "lost_lease"
+        end_try(claim, Outcome.PERMANENT_ERROR, error)
+        dead_letter(job, subject, error=error, tb=tb)
+    return "dead"
+
+
+def job_defer_for_lock(claim: Claim, *, within: float) -> str:
+    """The subject's lock is held by another run: give the try back and come again soon."""
+    metrics.incr("interviewprep_lock_contention_total", {"kind": claim.kind})
+    with transaction.atomic():
+        _, job = _fenced(claim)
+        end_try(claim, Outcome.LOCK_CONTENDED, "the subject's lock is held by another run")
+        if job is None:
+            return "lost_lease"
+        due = timezone.now() + timedelta(seconds=min(within, 0.2 + random.random()))
+        # Contention is not the job's failure: the try is given back.
+        job_transition(job, JobStatus.RETRYING, lease_token=None, tries=job.tries - 1, next_retry_at=due)
+        outbox_add(job=job, available_at=due)
+    return "deferred"

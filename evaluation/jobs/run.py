@@ -1,0 +1,75 @@
+"""Everything one delivery of a job does: claim, lock, heartbeat, run, record."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError, connection
+
+from evaluation.jobs import faults
+from evaluation.jobs.claim import job_claim, lease_timeout
+from evaluation.jobs.errors import PermanentJobError, TransientJobError
+from evaluation.jobs.heartbeat import Heartbeat
+from evaluation.jobs.locks import SubjectLock
+from evaluation.jobs.outcomes import (
+    Outcome,
+    end_try,
+    job_defer_for_lock,
+    job_fail_permanent,
+    job_fail_transient,
+    job_record,
+)
+from evaluation.jobs.registry import handler_for
+
+logger = logging.getLogger(__name__)
+
+
+def _claim(job_id: int, worker: str):
+    try:
+        return job_claim(job_id=job_id, worker=worker)
+    except (OperationalError, InterfaceError):
+        if connection.in_atomic_block:
+            raise
+        # Workers keep their connection between jobs, so one the database dropped since the
+        # last job fails here, at this job's first query. Nothing was claimed (a claim whose
+        # answer was lost is seen as running and left alone): one more try on a new connection.
+        logger.warning("database connection lost before the claim; reconnecting", extra={"job_id": job_id})
+        connection.close()
+        return job_claim(job_id=job_id, worker=worker)
+
+
+def job_run(*, job_id: int, worker: str) -> str:
+    """Returns what happened, for logs and tests."""
+    claim = _claim(job_id, worker)
+    if claim is None:
+        return "skipped"
+    lock = SubjectLock(claim.lock_key, str(claim.token), ttl_seconds=lease_timeout())
+    if not lock.acquire():
+        return job_defer_for_lock(claim, within=lease_timeout())
+    try:
+        with Heartbeat(job_id=claim.job_id, token=claim.token, lock=lock) as beat:
+            faults.before_run()
+            output = handler_for(claim.kind).run(claim.work)
+            if beat.lost:
+                end_try(claim, Outcome.LOST_LEASE, "lease lost while working")
+                return "lost_lease"
+            faults.before_record()
+            return job_record(claim, output)
+    except (TransientJobError, SoftTimeLimitExceeded) as exc:
+        if isinstance(exc, SoftTimeLimitExceeded):
+            # The time limit may have cut a query short: never reuse that connection.
+            connection.close()
+        message = str(exc) or "the job took longer than its time limit"
+        return job_fail_transient(
+            claim, f"{type(exc).__name__}: {message}", retry_after=getattr(exc, "retry_after", None)
+        )
+    except PermanentJobError as exc:
+        return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
+    except Exception as exc:  # noqa: BLE001 - an unknown error is a bug or bad data: no blind retries
+        logger.exception("job failed permanently", extra={"job_id": job_id})
+        return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
+    finally:
+        # After the outcome's commit and its `recorded` step, which ran on commit.
+        lock.release()
