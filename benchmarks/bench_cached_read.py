@@ -77,10 +77,13 @@ def flush_redis() -> None:
 
 
 def cache_outcomes() -> dict[str, float]:
-    from interviewprep import metrics
+    # gunicorn's counts, merged from the multiprocess folder it shares with this script.
+    from prometheus_client import CollectorRegistry, multiprocess
 
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
     return {
-        outcome: metrics.counter_value("interviewprep_cache_requests_total", {"outcome": outcome})
+        outcome: registry.get_sample_value("interviewprep_cache_requests_total", {"outcome": outcome}) or 0.0
         for outcome in ("hit", "miss", "stale", "error")
     }
 

@@ -23,7 +23,7 @@ class ConfigError(Exception):
 class Config:
     database: dict
     redis_url: str  # cache
-    state_redis_url: str  # locks, breaker, counters: never evicted, never flushed by the cache
+    state_redis_url: str  # locks and breaker: never evicted, never flushed by the cache
     broker_url: str
     port: int
     secret_key: str

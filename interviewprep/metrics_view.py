@@ -1,8 +1,10 @@
 """GET /metrics: Prometheus text for anyone on the host (the scraper) or a staff user.
 
-Counters come from the shared Redis hash (interviewprep.metrics); the gauges are read at scrape
-time from where the truth lives: queue depths from the broker, jobs, outbox and dead letters
-from PostgreSQL. A broker that does not answer shows as depth -1 rather than failing the scrape.
+Counters and histograms are every process's, merged from the multiprocess folder by
+prometheus_client (interviewprep.metrics); the gauges are read at scrape time from where the truth
+lives: queue depths from the broker, jobs, outbox and dead letters from PostgreSQL. A broker that
+does not answer shows as depth -1, and an unreadable folder as `interviewprep_metrics_store_up 0`,
+rather than failing the scrape.
 """
 
 from __future__ import annotations
@@ -17,22 +19,23 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
+from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, Metric, generate_latest, multiprocess
+from prometheus_client.core import GaugeMetricFamily
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
-from interviewprep.metrics import render
 
 logger = logging.getLogger(__name__)
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 QUEUES = ("evaluate", "generate", "ops")
 BROKER_TIMEOUT = 0.5
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
 JOBS_HELP = "Jobs by kind and status."
 QUEUE_DEPTH_HELP = "Messages waiting in the broker, by queue (-1: the broker did not answer)."
+STORE_UP_HELP = "Whether the counters could be read from the multiprocess folder."
 
 Gauge = tuple[str, dict[str, str], float, str]
 
@@ -119,14 +122,56 @@ def database_gauges() -> list[Gauge]:
     return gauges
 
 
+class MultiProcessCounters:
+    """Every process's counters and histograms, merged by prometheus_client's MultiProcessCollector.
+    A folder it cannot read gives none and sets `up` False instead of failing the scrape: the
+    gauges are needed most during an outage."""
+
+    def __init__(self) -> None:
+        self.up = True
+
+    def collect(self) -> list[Metric]:
+        try:
+            return list(multiprocess.MultiProcessCollector(None).collect())
+        except Exception as exc:  # noqa: BLE001 - no folder, or a file gone or torn while read
+            logger.warning("metrics store unavailable", extra={"error": f"{type(exc).__name__}: {exc}"})
+            self.up = False
+            return []
+
+
+class ScrapeGauges:
+    """The gauges read at scrape time, and whether the counters (collected first) could be read."""
+
+    def __init__(self, counters: MultiProcessCounters) -> None:
+        self.counters = counters
+
+    def collect(self) -> list[Metric]:
+        gauges: list[Gauge] = [
+            ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP)
+            for queue, depth in queue_depths().items()
+        ]
+        gauges.extend(database_gauges())
+        gauges.append(("interviewprep_metrics_store_up", {}, 1 if self.counters.up else 0, STORE_UP_HELP))
+        families: dict[str, GaugeMetricFamily] = {}
+        for name, labels, value, help_text in gauges:
+            if name not in families:
+                families[name] = GaugeMetricFamily(name, help_text, labels=list(labels))
+            families[name].add_metric(list(labels.values()), value)
+        return list(families.values())
+
+
+def render() -> bytes:
+    # A fresh registry per scrape, so nothing of this process's own is exported beside the merge.
+    registry = CollectorRegistry()
+    counters = MultiProcessCounters()
+    registry.register(counters)
+    registry.register(ScrapeGauges(counters))  # after the counters: it reports whether they were read
+    return generate_latest(registry)
+
+
 @never_cache
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
         return HttpResponseForbidden("Metrics are for this host or staff.", content_type="text/plain")
-    gauges: list[Gauge] = [
-        ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP)
-        for queue, depth in queue_depths().items()
-    ]
-    gauges.extend(database_gauges())
-    return HttpResponse(render(gauges), content_type=CONTENT_TYPE)
+    return HttpResponse(render(), content_type=CONTENT_TYPE_PLAIN_0_0_4)

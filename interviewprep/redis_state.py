@@ -1,4 +1,4 @@
-"""Redis clients: the state database (locks, breaker, counters) and the cache database.
+"""Redis clients: the state database (locks, breaker) and the cache database.
 
 redis-py retries a failing call 10 times by default; here the policy is explicit and short:
 one retry after 50 ms, 1 s socket timeouts. Callers decide what a failure means.

@@ -232,12 +232,13 @@ class Supervisor:
             child.reader.join(2)
 
 
-def _venv_env(port: int, services: embedded.Services) -> dict[str, str]:
+def _venv_env(port: int, services: embedded.Services, metrics_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     scripts = sysconfig.get_path("scripts")
     env["PATH"] = os.pathsep.join([scripts, env.get("PATH", os.defpath)])
     env["PYTHONUNBUFFERED"] = "1"  # lines reach the prefixer as they are written
     env["PORT"] = str(port)
+    env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
     env["DATABASE_URL"] = services.database_url
     env["REDIS_URL"] = services.redis_url
     if services.broker_url:
@@ -245,6 +246,18 @@ def _venv_env(port: int, services: embedded.Services) -> dict[str, str]:
     else:
         env.pop("CELERY_BROKER_URL", None)  # config.py derives it from REDIS_URL
     return env
+
+
+def _fresh_metrics_dir(data_dir: Path) -> Path:
+    """The one folder every process of this run writes its metric files to, emptied: files left
+    by an earlier run's processes would add their counts to this run's. Only the holder of the
+    data folder's lock calls this, so no process still running writes there."""
+    path = data_dir / "prometheus"
+    path.mkdir(exist_ok=True)
+    for leftover in path.iterdir():
+        if leftover.is_file():
+            leftover.unlink(missing_ok=True)
+    return path
 
 
 def _management_commands(env: dict[str, str]) -> subprocess.Popen[str]:
@@ -405,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
             commands_probe.communicate()
             output.say(str(exc))
             return 1
-        supervisor.env = _venv_env(port, services)
+        supervisor.env = _venv_env(port, services, _fresh_metrics_dir(data_dir))
         try:
             load(supervisor.env)
         except ConfigError as exc:

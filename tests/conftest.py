@@ -19,11 +19,10 @@ def _clean_redis(request):
         yield
         return
     from attempts import cache
-    from interviewprep import metrics
+    from tests.metrics_helpers import start_from_zero
 
-    # Counts buffered by an earlier test's threads would land in this test's Redis otherwise,
-    # and so would cache floors an earlier test's writers could not raise.
-    metrics.flush()
+    start_from_zero()
+    # Cache floors an earlier test's writers could not raise would land in this test's Redis otherwise.
     owed = cache._owed.made()
     if owed is not None:
         owed.owed.clear()

@@ -2,6 +2,15 @@
 running app. Override any of these from the environment (helpers and CI shards do)."""
 
 import os
+import tempfile
+
+# This session's own metrics folder, set before prometheus_client is first imported; the worker
+# processes the tests start inherit it. A folder an app run uses is never written to or emptied.
+if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswith("ip-test-metrics-"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ip-test-metrics-")
+    from tests.metrics_helpers import own_the_folder
+
+    own_the_folder()
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/10")
 os.environ.setdefault("SUBMIT_RATE", "off")

@@ -16,9 +16,9 @@ from attempts.models import Attempt, AttemptStatus
 from attempts.selectors.attempts import attempt_get_for_user
 from attempts.selectors.payloads import attempt_payload_from_db
 from attempts.services.transitions import transition
-from interviewprep import metrics
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
+from tests.metrics_helpers import counter_value
 from tests.processes import RedisServer, free_port, wait_for
 
 
@@ -72,9 +72,9 @@ def test_lapsed_floor_of_a_committed_writer_still_forces_a_recompute(monkeypatch
     time.sleep(0.1)
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new_version
     # and the copy now in the cache is served again
-    before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    before = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new_version
-    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == before + 1
+    assert counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == before + 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -111,15 +111,15 @@ def test_rolled_back_writer_costs_misses_only_until_its_floor_lapses(monkeypatch
     version = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
     _rolled_back_transition(attempt.pk, AttemptStatus.QUEUED)
     stale = {"outcome": "stale"}
-    before = metrics.counter_value("interviewprep_cache_requests_total", stale)
+    before = counter_value("interviewprep_cache_requests_total", stale)
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == version
-    assert metrics.counter_value("interviewprep_cache_requests_total", stale) == before + 1
+    assert counter_value("interviewprep_cache_requests_total", stale) == before + 1
     time.sleep(0.3)
     attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)  # read after the lapse: clears it
-    hits = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    hits = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
     for _ in range(5):
         assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == version
-    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == hits + 5
+    assert counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) == hits + 5
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def test_paused_redis_makes_reads_slower_not_wrong_and_the_cache_comes_back(paus
     attempt = AttemptFactory()
     expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected  # warms the cache
-    errors_before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "error"})
+    errors_before = counter_value("interviewprep_cache_requests_total", {"outcome": "error"})
 
     server.pause()
     try:
@@ -154,17 +154,17 @@ def test_paused_redis_makes_reads_slower_not_wrong_and_the_cache_comes_back(paus
             assert time.monotonic() - started < 1.0
             reads += 1
             time.sleep(0.05)
-        errors = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "error"}) - errors_before
+        errors = counter_value("interviewprep_cache_requests_total", {"outcome": "error"}) - errors_before
         assert errors >= 2, "the cache was not tried again after its backoff"
         assert errors < reads / 3, "every read waited for the paused Redis: no backoff"
     finally:
         server.resume()
 
     time.sleep(cache.BACKOFF_AFTER_ERROR + 0.1)
-    hits_before = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    hits_before = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
     for _ in range(10):
         assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected
-    assert metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) - hits_before >= 9
+    assert counter_value("interviewprep_cache_requests_total", {"outcome": "hit"}) - hits_before >= 9
 
 
 @pytest.mark.django_db

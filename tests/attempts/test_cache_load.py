@@ -14,13 +14,13 @@ from attempts.models import Attempt, IdempotencyRecord, StateChange, Submission
 from attempts.services.admission import evaluate_backlog
 from evaluation.breaker import remote_model_breaker
 from evaluation.models import EvaluationJob, Outbox
-from interviewprep import metrics
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
+from tests.metrics_helpers import counter_value
 
 
 def _outcomes() -> dict[str, float]:
     return {
-        outcome: metrics.counter_value("interviewprep_cache_requests_total", {"outcome": outcome})
+        outcome: counter_value("interviewprep_cache_requests_total", {"outcome": outcome})
         for outcome in ("hit", "miss", "stale", "error")
     }
 
@@ -35,7 +35,6 @@ def test_steady_reads_of_warm_attempts_are_served_from_the_cache(api_client_for)
             response = client.get(f"/api/v1/attempts/{attempt.pk}/")
             assert response.status_code == 200
             assert response.json()["version"] == attempt.version
-    metrics.flush()
     outcomes = _outcomes()
     total = sum(outcomes.values())
     assert total == 200

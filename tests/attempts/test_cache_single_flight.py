@@ -12,9 +12,9 @@ from attempts import cache
 from attempts.models import Attempt
 from attempts.selectors.attempts import attempt_get_for_user
 from attempts.selectors.payloads import attempt_payload_from_db
-from interviewprep import metrics
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
+from tests.metrics_helpers import counter_value
 
 READERS = 200
 
@@ -48,13 +48,13 @@ def _read_at_once(attempt, readers: int) -> list[dict]:
 def test_cold_key_is_computed_at_most_twice_and_every_reader_gets_the_payload():
     attempt = AttemptFactory()
     expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
-    before = metrics.counter_value("interviewprep_cache_computations_total")
+    before = counter_value("interviewprep_cache_computations_total")
     results = _read_at_once(attempt, READERS)
     assert all(r == expected for r in results)
-    computations = metrics.counter_value("interviewprep_cache_computations_total") - before
-    assert 1 <= computations <= 2, f"{computations} database computations for one cold key: {metrics.counters()}"
-    misses = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "miss"})
-    hits = metrics.counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    computations = counter_value("interviewprep_cache_computations_total") - before
+    misses = counter_value("interviewprep_cache_requests_total", {"outcome": "miss"})
+    hits = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
+    assert 1 <= computations <= 2, f"{computations} database computations for one cold key: {misses=} {hits=}"
     assert misses + hits == READERS
 
 
@@ -82,11 +82,11 @@ def test_a_slow_leader_is_waited_for_while_it_holds_the_lease_not_raced_by_every
     holder = threading.Thread(target=hold_table)
     holder.start()
     assert locked.wait(timeout=30)
-    before = metrics.counter_value("interviewprep_cache_computations_total")
+    before = counter_value("interviewprep_cache_computations_total")
     results = _read_at_once(attempt, readers)
     holder.join(timeout=60)
     assert all(r["id"] == attempt.pk for r in results)
-    computations = metrics.counter_value("interviewprep_cache_computations_total") - before
+    computations = counter_value("interviewprep_cache_computations_total") - before
     assert computations == 1, f"{computations} database computations for one slow cold key"
 
 
@@ -96,8 +96,8 @@ def test_a_leader_that_died_holding_the_lease_delays_readers_only_until_it_lapse
     others wait it out (bounded by its TTL), then read the database themselves."""
     attempt = AttemptFactory()
     cache_redis().set(f"{cache._key(attempt.pk)}:lease", "a-dead-reader", px=cache.LEASE_MS)
-    before = metrics.counter_value("interviewprep_cache_computations_total")
+    before = counter_value("interviewprep_cache_computations_total")
     payload = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
     assert payload["id"] == attempt.pk
-    assert metrics.counter_value("interviewprep_cache_computations_total") - before == 1
+    assert counter_value("interviewprep_cache_computations_total") - before == 1
     assert cache_redis().get(f"{cache._key(attempt.pk)}:lease") in (None, b"a-dead-reader")

@@ -15,9 +15,9 @@ from attempts.models import (
     SubmissionStatus,
 )
 from attempts.services.transitions import TABLES, is_legal, transition_locked
-from interviewprep import metrics
 from interviewprep.errors import IllegalTransition
 from tests.factories import AttemptFactory, UserFactory
+from tests.metrics_helpers import counter_value
 
 
 def _make(model, status):
@@ -49,7 +49,7 @@ LEGAL = [
 def test_illegal_transition_is_refused_and_leaves_the_row_as_it_was(model, source, target):
     obj = _make(model, source)
     before = model.objects.filter(pk=obj.pk).values().get()
-    counted = metrics.counter_value(
+    counted = counter_value(
         "interviewprep_invalid_transitions_total",
         {"entity": obj._meta.model_name.replace("practicerequest", "practice_request"), "from": source, "to": target},
     )
@@ -58,7 +58,7 @@ def test_illegal_transition_is_refused_and_leaves_the_row_as_it_was(model, sourc
             transition_locked(model, obj.pk, target, actor="test")
     assert model.objects.filter(pk=obj.pk).values().get() == before
     assert not StateChange.objects.filter(object_id=obj.pk, to_status=target).exists()
-    after = metrics.counter_value(
+    after = counter_value(
         "interviewprep_invalid_transitions_total",
         {"entity": obj._meta.model_name.replace("practicerequest", "practice_request"), "from": source, "to": target},
     )
