@@ -80,8 +80,14 @@ redis.call('expire', KEYS[1], ARGV[3])
 return 1
 """
 
-_down_until = 0.0
-_down_lock = threading.Lock()
+class _Backoff:
+    """Until when this process reads past the cache after an error."""
+
+    def __init__(self) -> None:
+        self.until = 0.0
+
+
+_backoff = PerProcess(_Backoff)
 
 
 def _key(attempt_id: int) -> str:
@@ -89,13 +95,11 @@ def _key(attempt_id: int) -> str:
 
 
 def _available() -> bool:
-    return time.monotonic() >= _down_until
+    return time.monotonic() >= _backoff.get().until
 
 
 def _failed(exc: Exception) -> None:
-    global _down_until
-    with _down_lock:
-        _down_until = time.monotonic() + BACKOFF_AFTER_ERROR
+    _backoff.get().until = time.monotonic() + BACKOFF_AFTER_ERROR
     metrics.incr("interviewprep_cache_requests_total", {"outcome": "error"})
     logger.warning("cache unavailable, reading from the database", extra={"error": str(exc)})
 

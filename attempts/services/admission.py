@@ -12,26 +12,33 @@ from evaluation.breaker import remote_model_breaker
 from evaluation.jobs import jobs_waiting
 from interviewprep import metrics
 from interviewprep.errors import Overloaded
+from interviewprep.per_process import PerProcess
 
 # The backlog is counted at most this often per process: a count per submit would be the most
 # expensive query of the submit path.
 BACKLOG_CACHE_SECONDS = 1.0
 BACKLOG_RETRY_AFTER = 5
 
-_cache_lock = threading.Lock()
-_cached: tuple[float, int] | None = None
+
+class _Backlog:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counted: tuple[float, int] | None = None
+
+
+_backlog = PerProcess(_Backlog)
 
 
 def evaluate_backlog(*, fresh: bool = False) -> int:
     """Evaluate jobs waiting to run (published or not): the queue's depth, as PostgreSQL knows it."""
-    global _cached
+    backlog = _backlog.get()
     now = time.monotonic()
-    with _cache_lock:
-        if not fresh and _cached is not None and now - _cached[0] < BACKLOG_CACHE_SECONDS:
-            return _cached[1]
+    with backlog.lock:
+        if not fresh and backlog.counted is not None and now - backlog.counted[0] < BACKLOG_CACHE_SECONDS:
+            return backlog.counted[1]
     depth = jobs_waiting(kind="evaluate")
-    with _cache_lock:
-        _cached = (now, depth)
+    with backlog.lock:
+        backlog.counted = (now, depth)
     return depth
 
 

@@ -128,11 +128,11 @@ def paused_redis_cache() -> Iterator[RedisServer]:
     caches = {"default": {**settings.CACHES["default"], "LOCATION": server.url(0)}}
     # cache_redis() keys its clients by URL, so the override alone points the cache at it.
     with override_settings(CACHES=caches):
-        cache._down_until = 0.0
+        cache._backoff.get().until = 0.0
         try:
             yield server
         finally:
-            cache._down_until = 0.0
+            cache._backoff.get().until = 0.0
             server.stop()
 
 
