@@ -80,6 +80,7 @@ redis.call('expire', KEYS[1], ARGV[3])
 return 1
 """
 
+
 class _Backoff:
     """Until when this process reads past the cache after an error."""
 
