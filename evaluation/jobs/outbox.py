@@ -53,8 +53,14 @@ def _send(row: Outbox, producer) -> None:
     )
 
 
+class OutboxPublishFailed(Exception):
+    """The broker refused or did not answer; the rows stay for a later pass."""
+
+
 def outbox_publish(*, limit: int = 200) -> int:
-    """Publish up to `limit` rows that are due, each by one publisher; the count published."""
+    """Publish up to `limit` rows that are due, each by one publisher; the count published.
+    Raises OutboxPublishFailed, once the failure is written on the rows, if the broker failed."""
+    failure: Exception | None = None
     with transaction.atomic():
         rows = list(
             Outbox.objects.select_for_update(skip_locked=True)
@@ -69,13 +75,15 @@ def outbox_publish(*, limit: int = 200) -> int:
                 for row in rows:
                     _send(row, producer)
         except Exception as exc:  # noqa: BLE001 - any broker failure leaves the rows for the next pass
+            failure = exc
             Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(
                 publish_attempts=F("publish_attempts") + 1, last_error=f"{type(exc).__name__}: {exc}"[:300]
             )
-            logger.warning("outbox publish failed", extra={"outbox_ids": [r.pk for r in rows], "error": str(exc)})
-            return 0
-        Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(published_at=timezone.now())
-        jobs_mark_published([row.job_id for row in rows])
+        else:
+            Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(published_at=timezone.now())
+            jobs_mark_published([row.job_id for row in rows])
+    if failure is not None:
+        raise OutboxPublishFailed(f"{len(rows)} rows left for later: {type(failure).__name__}: {failure}") from failure
     metrics.incr("interviewprep_outbox_published_total", amount=len(rows))
     return len(rows)
 
@@ -110,7 +118,11 @@ def outbox_relay_loop(*, interval: float = 1.0, stop: threading.Event | None = N
                 pass
             list(connection.connection.notifies(timeout=0))
             backoff = interval
-        except Exception:  # noqa: BLE001 - database or broker down: wait and try again
+        except OutboxPublishFailed as exc:
+            logger.warning("outbox publish failed; trying again later", extra={"error": str(exc)})
+            stop.wait(backoff)
+            backoff = min(backoff * 2, 10.0)
+        except Exception:  # noqa: BLE001 - the database down: wait and try again
             logger.exception("relay pass failed")
             listening_on = None
             connection.close()
