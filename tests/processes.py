@@ -128,10 +128,10 @@ def start_worker(tmp_path: Path, *, concurrency: int = 2, queues: str = "evaluat
     raise RuntimeError(f"worker not ready in 60 s:\n{worker.output()[-3000:]}")
 
 
-def start_relay(tmp_path: Path, **env: str) -> Worker:
+def start_relay(tmp_path: Path, *, interval: float = 0.2, **env: str) -> Worker:
     log = tmp_path / f"relay-{uuid.uuid4().hex[:6]}.log"
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "outbox_relay", "--interval", "0.2"],
+        [sys.executable, "manage.py", "outbox_relay", "--interval", str(interval)],
         cwd=ROOT,
         env=process_env(**env),
         stdout=log.open("wb"),

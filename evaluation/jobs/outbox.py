@@ -1,9 +1,9 @@
 """The transactional outbox: a message row written with its job, published after commit.
 
-One road to the broker: the relay process. The transaction that writes a row that is due now
-also sends a NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once; it
-also wakes on its own for retries that come due and for whatever it missed (it was down, the
-broker was). Rows are claimed with SKIP LOCKED, so several relays publish each row once.
+One road to the broker: the relay process. The transaction that writes a row also sends a
+NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once and publishes the
+row, or learns when to wake for a row due later (a retry); a poll every `interval` catches
+whatever it missed (it was down, the broker was). Rows are claimed with SKIP LOCKED, so several relays publish each row once.
 Delivery is at least once; the claim's compare-and-swap makes a duplicate message a no-op.
 """
 
@@ -35,9 +35,9 @@ def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> O
     row = Outbox.objects.create(
         job=job, queue=handler_for(job.kind).queue, task_name=TASK_NAME, available_at=available_at or now
     )
-    if row.available_at <= now:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, '')", [CHANNEL])
+    # A row due later notifies too: the relay then knows when to wake for it.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, '')", [CHANNEL])
     return row
 
 
