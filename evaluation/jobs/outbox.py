@@ -3,8 +3,8 @@
 One road to the broker: the relay process. The transaction that writes a row also sends a
 NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once and publishes the
 row, or learns when to wake for a row due later (a retry); a poll every `interval` catches
-whatever it missed (it was down, the broker was). Rows are claimed with SKIP LOCKED, so several relays publish each row once.
-Delivery is at least once; the claim's compare-and-swap makes a duplicate message a no-op.
+whatever it missed (it was down, the broker was). Rows are claimed with SKIP LOCKED, so several
+relays publish each row once. Delivery is at least once; the claim's compare-and-swap makes a duplicate message a no-op.
 """
 
 from __future__ import annotations
