@@ -5,7 +5,9 @@ half_open --(the one probe succeeds)--> closed;  half_open --(the probe fails)--
 
 Every transition is a Lua script reading the clock with Redis `TIME`, so workers on machines
 with skewed clocks agree on when a cool-down ends, and "check, then change" is never split
-across two round trips (two workers cannot both take the half-open probe).
+across two round trips (two workers cannot both take the half-open probe). A breaker built with
+`clock=` reads that instead (tests drive the cool-down and the probe's lease with it; the
+failure window and the idle expiry are key TTLs and keep Redis's own clock).
 
 If Redis cannot be reached the breaker fails OPEN: it admits every call and records nothing.
 The breaker protects the remote model from load and our workers from waiting on a dead
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import redis
@@ -40,9 +43,13 @@ _IDLE_TTL_MS = 24 * 3600 * 1000
 #   failures     consecutive failures while closed
 #   opened_at    Redis-clock ms when the breaker last opened; absent or 0 means closed
 #   probe_until  ms until which the half-open probe is taken; a dead prober's lease expires
+# Every script's last ARGV is the caller's clock in ms, or -1 for Redis TIME.
 _CLOCK = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[#ARGV])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local opened = tonumber(redis.call('HGET', KEYS[1], 'opened_at') or '0')
 local probe_until = tonumber(redis.call('HGET', KEYS[1], 'probe_until') or '0')
 """
@@ -135,6 +142,8 @@ class Breaker:
     probe_timeout: float = 60.0
     # Failures further apart than this are not "consecutive".
     failure_window: float = 60.0
+    # Seconds since the epoch, if not Redis TIME: every breaker of one name must share it.
+    clock: Callable[[], float] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -217,9 +226,10 @@ class Breaker:
         return state, int(wait_ms)
 
     def _run(self, script: str, args: list[int], default: Any) -> Any:
+        now_ms = -1 if self.clock is None else round(self.clock() * 1000)
         try:
             client = state_redis()
-            return client.register_script(script)(keys=[self.key], args=args)
+            return client.register_script(script)(keys=[self.key], args=[*args, now_ms])
         except redis.RedisError:
             # Fail open; see the module docstring for why.
             logger.warning(

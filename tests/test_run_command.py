@@ -126,15 +126,13 @@ class Run:
             if pid != os.getpid() and (pgid in groups or pid in servers or marker in cmdline)
         ]
 
-    def interrupt(self) -> float:
-        """Ctrl-C; returns how long the stop took."""
-        started = time.monotonic()
+    def interrupt(self) -> None:
+        """Ctrl-C, and wait for the run command to exit."""
         self.proc.send_signal(signal.SIGINT)
         try:
             self.proc.wait(STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.fail(f"the run command did not exit within {STOP_TIMEOUT} s of SIGINT")
-        return time.monotonic() - started
 
     def kill_everything(self) -> None:
         """After a failed test: leave nothing behind for the next one."""
@@ -185,15 +183,15 @@ def _env(data_dir: Path, **overrides: str) -> dict[str, str]:
     return env
 
 
-def _stopped_cleanly(run: Run) -> float:
-    took = run.interrupt()
+def _stopped_cleanly(run: Run) -> None:
+    run.interrupt()
     assert run.proc.returncode == 0, run.output()[-3000:]
-    deadline = time.monotonic() + 5  # reparented grandchildren may take a moment to exit
+    # Reparented grandchildren may take a moment to exit: a generous deadline, as for the stop.
+    deadline = time.monotonic() + STOP_TIMEOUT
     while run.leftovers() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert run.leftovers() == [], "processes left behind after SIGINT"
     assert not (run.data_dir / "run.json").exists()
-    return took
 
 
 def _socket_connect(database_url: str) -> psycopg.Connection:

@@ -75,6 +75,10 @@ class Criterion:
 class RemoteModelEvaluator:
     name: ClassVar[str] = "remote"
 
+    def __init__(self, breaker: Breaker | None = None) -> None:
+        # None: the breaker every worker shares (`remote_model_breaker()`, read per call).
+        self.breaker = breaker
+
     def evaluate(self, request: EvaluationRequest) -> EvaluationOutcome:
         config = settings.CONFIG.remote_model
         if config is None:
@@ -89,7 +93,7 @@ class RemoteModelEvaluator:
             "response_format": {"type": "json_object"},
             "temperature": 0,
         }
-        breaker = remote_model_breaker()
+        breaker = self.breaker if self.breaker is not None else remote_model_breaker()
         problem = ""
         for attempt in range(1, _ANSWER_ATTEMPTS + 1):
             body = _post_through_breaker(breaker, config, payload)

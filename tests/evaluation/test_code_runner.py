@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 
 import pytest
 
+import evaluation.sandbox.launch as launch
 import evaluation.sandbox.modes as modes
 from evaluation.evaluators.base import EvaluationOutcome, PermanentEvaluationError
 from evaluation.evaluators.code import CodeRunnerEvaluator, answer_matches
@@ -181,23 +184,35 @@ def test_bad_spec_is_a_permanent_error():
         evaluate(TWO_SUM, {**TWO_SUM_SPEC, "compare": "fuzzy"})
 
 
-def test_concurrent_runs_never_share_a_uid():
-    answer = "import os, time\ndef f():\n    time.sleep(0.3)\n    return os.getuid()\n"
-    barrier = threading.Barrier(4)
+def test_concurrent_runs_never_share_a_uid(monkeypatch):
+    runs = 4
+    # Each run waits, holding its slot, until all of them hold one: the boxes are certain to
+    # overlap, however slowly each one starts.
+    all_held = threading.Barrier(runs)
+    real = launch.slot_held
+
+    @contextlib.contextmanager
+    def held_together() -> Iterator[int]:
+        with real() as slot:
+            all_held.wait(timeout=60)
+            yield slot
+
+    current_mode()  # the probe's own run must not wait at the barrier
+    monkeypatch.setattr(launch, "slot_held", held_together)
+    answer = "import os\ndef f():\n    return os.getuid()\n"
     uids: list[object] = []
 
     def one() -> None:
-        barrier.wait()
         run = run_harness(code=answer, function="f", tests_args=[[]], cpu_limit_s=1, memory_limit_mb=64)
         result = run.tests[0]
         uids.append(result.value if result is not None else run.ended)
 
-    threads = [threading.Thread(target=one) for _ in range(4)]
+    threads = [threading.Thread(target=one) for _ in range(runs)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
-    assert len(uids) == 4 and len(set(uids)) == 4, uids
+        thread.join(timeout=120)
+    assert len(uids) == runs and len(set(uids)) == runs, uids
     assert all(isinstance(uid, int) and 61000 <= uid < 61064 for uid in uids), uids
 
 

@@ -1,9 +1,14 @@
-"""The remote-model evaluator against a real HTTP server on a loopback port, scripted per test."""
+"""The remote-model evaluator against a real HTTP server on a loopback port, scripted per test.
+
+Replies that must wait (a hung endpoint, a probe still in flight) wait for an event the test
+sets, not for a delay; the breaker's cool-down is moved on by a clock of the test's own.
+"""
 
 from __future__ import annotations
 
 import email.utils
 import json
+import math
 import socket
 import threading
 import time
@@ -14,11 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-import redis
 from django.conf import settings
 from django.test import override_settings
 
-from evaluation.breaker import remote_model_breaker
+from evaluation.breaker import Breaker, remote_model_breaker
 from evaluation.evaluators.base import (
     EvaluationRequest,
     PermanentEvaluationError,
@@ -26,6 +30,7 @@ from evaluation.evaluators.base import (
     get_evaluator,
 )
 from evaluation.evaluators.remote import RemoteModelEvaluator, parse_retry_after
+from tests.processes import wait_for
 
 RUBRIC: dict[str, Any] = {
     "criteria": [
@@ -80,7 +85,7 @@ class Reply:
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
+    hold: threading.Event | None = None  # answer only once the test sets it (a hang, a slow probe)
 
 
 def completion(grading: dict[str, Any] | str, model: str = "grader-1-2026") -> Reply:
@@ -125,7 +130,8 @@ class ModelServer:
                     reply = server.replies.popleft() if server.replies else None
                 if reply is None:
                     reply = Reply(status=500, body=b"unscripted request")
-                time.sleep(reply.delay)
+                if reply.hold is not None:
+                    reply.hold.wait(timeout=120)
                 try:
                     self.send_response(reply.status)
                     for name, value in reply.headers.items():
@@ -312,13 +318,18 @@ def test_429_is_transient_with_retry_after_seconds(model_server: ModelServer, re
 
 def test_503_with_http_date_retry_after_is_transient(model_server: ModelServer, remote_config: dict[str, Any]) -> None:
     when = email.utils.formatdate(time.time() + 120, usegmt=True)
+    at = email.utils.parsedate_to_datetime(when).timestamp()
     model_server.script(Reply(status=503, body=b"maintenance", headers={"Retry-After": when}))
 
+    before = time.time()
     with pytest.raises(TransientEvaluationError) as caught:
         RemoteModelEvaluator().evaluate(evaluation_request())
+    after = time.time()
 
+    # The seconds from when the evaluator read the header (between `before` and `after`) to
+    # the date, rounded up: however long the call took.
     assert caught.value.retry_after is not None
-    assert 117 <= caught.value.retry_after <= 121
+    assert math.ceil(at - after) <= caught.value.retry_after <= math.ceil(at - before)
 
 
 def test_500_without_retry_after_is_transient_without_a_hint(
@@ -336,13 +347,18 @@ def test_500_without_retry_after_is_transient_without_a_hint(
 def test_hang_longer_than_the_timeout_is_transient_and_bounded(
     model_server: ModelServer, remote_config: dict[str, Any]
 ) -> None:
-    model_server.script(Reply(delay=3.0, **_body_only(completion(GOOD_GRADING))))
+    # The endpoint answers only after the call has returned: a call that waited for the
+    # answer instead of giving up at its timeout would get the good grading, not an error.
+    hang = threading.Event()
+    model_server.script(Reply(hold=hang, **_body_only(completion(GOOD_GRADING))))
 
-    started = time.monotonic()
-    with pytest.raises(TransientEvaluationError, match="timed out"):
-        RemoteModelEvaluator().evaluate(evaluation_request())
-
-    assert time.monotonic() - started < remote_config["timeout"] + 1.0
+    try:
+        with pytest.raises(TransientEvaluationError, match="timed out"):
+            RemoteModelEvaluator().evaluate(evaluation_request())
+        assert not hang.is_set()
+    finally:
+        hang.set()
+    assert len(model_server.requests) == 1
 
 
 def test_connection_refused_is_transient() -> None:
@@ -448,9 +464,34 @@ def test_broken_rubric_is_permanent_without_calling_the_endpoint(
 # --- the breaker in front of the endpoint ----------------------------------------------------
 
 
+class Clock:
+    """Seconds that move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def _clocked(clock: Clock) -> Breaker:
+    """The remote model's own breaker (name, threshold, cool-down, probe lease from the
+    configuration in force), on the test's clock."""
+    return replace(remote_model_breaker(), clock=clock)
+
+
 def test_transient_failures_open_the_breaker_and_later_calls_skip_the_endpoint(
     model_server: ModelServer, remote_config: dict[str, Any]
 ) -> None:
+    # The evaluator as the registry makes it, on the breaker every worker shares (Redis TIME).
     breaker = remote_model_breaker()
     model_server.script(*[Reply(status=500, body=b"down")] * breaker.failure_threshold)
     for _ in range(breaker.failure_threshold):
@@ -463,8 +504,9 @@ def test_transient_failures_open_the_breaker_and_later_calls_skip_the_endpoint(
 
     assert breaker.state() == "open"
     assert len(model_server.requests) == breaker.failure_threshold
+    # The rest of the cool-down: no more than all of it, no less than what is left after.
     assert caught.value.retry_after is not None
-    assert breaker.reset_after - 2 <= caught.value.retry_after <= breaker.reset_after
+    assert 1 <= breaker.retry_after() <= caught.value.retry_after <= breaker.reset_after
 
 
 def test_401_and_malformed_answers_do_not_trip_the_breaker(
@@ -487,67 +529,71 @@ def test_401_and_malformed_answers_do_not_trip_the_breaker(
     assert len(model_server.requests) == 3 * calls + 1
 
 
-def _expire_cool_down(state_redis: redis.Redis, key: str, seconds: float) -> None:
-    # The breaker's clock is Redis TIME; moving the opening back is how this test "waits".
-    opened_at = int(state_redis.hget(key, "opened_at") or 0)
-    assert opened_at > 0
-    state_redis.hset(key, "opened_at", opened_at - int(seconds * 1000) - 1000)
-
-
 def test_half_open_sends_one_probe_and_its_success_closes_the_breaker(
-    model_server: ModelServer, remote_config: dict[str, Any], state_redis: redis.Redis
+    model_server: ModelServer, remote_config: dict[str, Any], clock: Clock
 ) -> None:
-    breaker = remote_model_breaker()
-    model_server.script(*[Reply(status=502, body=b"bad gateway")] * breaker.failure_threshold)
-    for _ in range(breaker.failure_threshold):
-        with pytest.raises(TransientEvaluationError):
-            RemoteModelEvaluator().evaluate(evaluation_request())
-    _expire_cool_down(state_redis, breaker.key, breaker.reset_after)
-    assert breaker.state() == "half_open"
-    # The probe is slow, so every racer checks the breaker while it is still in flight.
-    model_server.script(Reply(delay=0.3, **_body_only(completion(GOOD_GRADING))))
-    racers = 8
-    barrier = threading.Barrier(racers)
-    scores: list[float] = []
-    refusals: list[TransientEvaluationError] = []
+    # A timeout long enough for the probe to be held until every racer has been refused.
+    with _configure(**{**remote_config, "timeout": 60}):
+        breaker = _clocked(clock)
+        model_server.script(*[Reply(status=502, body=b"bad gateway")] * breaker.failure_threshold)
+        for _ in range(breaker.failure_threshold):
+            with pytest.raises(TransientEvaluationError):
+                RemoteModelEvaluator(breaker).evaluate(evaluation_request())
+        clock.advance(breaker.reset_after)
+        assert breaker.state() == "half_open"
+        # The probe is answered only once every other racer has been turned away, so all of
+        # them check the breaker while it is in flight.
+        in_flight = threading.Event()
+        model_server.script(Reply(hold=in_flight, **_body_only(completion(GOOD_GRADING))))
+        racers = 8
+        barrier = threading.Barrier(racers)
+        scores: list[float] = []
+        refusals: list[TransientEvaluationError] = []
 
-    def evaluate() -> None:
-        barrier.wait()
+        def evaluate() -> None:
+            barrier.wait(timeout=60)
+            try:
+                scores.append(RemoteModelEvaluator(breaker).evaluate(evaluation_request()).score)
+            except TransientEvaluationError as exc:
+                refusals.append(exc)
+
+        threads = [threading.Thread(target=evaluate) for _ in range(racers)]
+        for thread in threads:
+            thread.start()
         try:
-            scores.append(RemoteModelEvaluator().evaluate(evaluation_request()).score)
-        except TransientEvaluationError as exc:
-            refusals.append(exc)
+            wait_for(lambda: len(refusals) == racers - 1, timeout=60, message="every racer but the probe refused")
+        finally:
+            in_flight.set()
+        for thread in threads:
+            thread.join(timeout=60)
 
-    threads = [threading.Thread(target=evaluate) for _ in range(racers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=10)
-
-    assert scores == [GOOD_SCORE]
-    assert len(refusals) == racers - 1
-    assert all(exc.retry_after and exc.retry_after >= 1 for exc in refusals)
-    assert len(model_server.requests) == breaker.failure_threshold + 1
-    assert breaker.state() == "closed"
+        assert not any(thread.is_alive() for thread in threads)
+        assert scores == [GOOD_SCORE]
+        assert len(refusals) == racers - 1
+        # Told to come back when the probe's lease ends.
+        assert all(exc.retry_after == math.ceil(breaker.probe_timeout) for exc in refusals)
+        assert len(model_server.requests) == breaker.failure_threshold + 1
+        assert breaker.state() == "closed"
 
 
 def test_failed_probe_reopens_the_breaker(
-    model_server: ModelServer, remote_config: dict[str, Any], state_redis: redis.Redis
+    model_server: ModelServer, remote_config: dict[str, Any], clock: Clock
 ) -> None:
-    breaker = remote_model_breaker()
+    breaker = _clocked(clock)
+    evaluator = RemoteModelEvaluator(breaker)
     model_server.script(*[Reply(status=500, body=b"down")] * (breaker.failure_threshold + 1))
     for _ in range(breaker.failure_threshold):
         with pytest.raises(TransientEvaluationError):
-            RemoteModelEvaluator().evaluate(evaluation_request())
-    _expire_cool_down(state_redis, breaker.key, breaker.reset_after)
+            evaluator.evaluate(evaluation_request())
+    clock.advance(breaker.reset_after)
 
     with pytest.raises(TransientEvaluationError, match="HTTP 500"):
-        RemoteModelEvaluator().evaluate(evaluation_request())
+        evaluator.evaluate(evaluation_request())
 
     assert breaker.state() == "open"
-    assert breaker.retry_after() >= breaker.reset_after - 2
+    assert breaker.retry_after() == breaker.reset_after  # a fresh cool-down from the probe's failure
     with pytest.raises(TransientEvaluationError, match="open"):
-        RemoteModelEvaluator().evaluate(evaluation_request())
+        evaluator.evaluate(evaluation_request())
     assert len(model_server.requests) == breaker.failure_threshold + 1
 
 

@@ -6,20 +6,24 @@ with short limits so the whole file stays quick.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import resource
 import textwrap
-import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import evaluation.sandbox.launch as launch
+import evaluation.sandbox.runner as runner
 from evaluation.evaluators.base import TransientEvaluationError
-from evaluation.sandbox import HarnessRun, run_harness
+from evaluation.sandbox import HarnessRun, current_mode, run_harness
+from evaluation.sandbox.slots import slot_uid
 from tests.evaluation.sandbox_helpers import assert_normal_submission_scores, sandbox_modes
+from tests.processes import wait_for
 
 pytestmark = [pytest.mark.nodb, pytest.mark.parametrize("mode", sandbox_modes())]
 
@@ -36,8 +40,6 @@ def attack(mode: str, body: str, *, cpu: float = 1.0, memory_mb: int = 128) -> H
 @pytest.fixture(autouse=True)
 def _force_mode(mode, monkeypatch):
     """Run every attack in the parametrised mode, then prove the sandbox still works."""
-    import evaluation.sandbox.runner as runner
-
     original = runner.layers_for
     monkeypatch.setattr(runner, "layers_for", lambda requested: original(requested or mode))
     yield
@@ -140,7 +142,7 @@ def test_planted_symlinks_are_refused_and_never_followed(mode):
 import os
 out = []
 for link in ("/tmp/{name}", "/dev/shm/{name}", "{name}", "/tmp/result"):
-    out.append(attempt(link, lambda: os.symlink("/work/main/interviewprep/settings.py", link)))
+    out.append(attempt(link, lambda: os.symlink("{REPO / "interviewprep" / "settings.py"}", link)))
 out.append(attempt("hardlink", lambda: os.link("/usr/bin/python3", "/tmp/{name}.h")))
 return out
 """,
@@ -192,12 +194,21 @@ def test_four_gigabyte_allocation_is_a_memory_failure(mode):
     assert result is not None and result.status == "memory", (run.ended, result)
 
 
-def test_infinite_loop_is_stopped_by_the_cpu_limit(mode):
+@pytest.fixture
+def cpu_before_wall(monkeypatch):
+    """A wall-clock deadline far beyond the CPU limits: the run's usual one (about 3 s here)
+    is reached first on a machine that gives the box less than about 60% of a core, and then
+    a CPU time-out would be reported as a wall one. What these tests prove is that the CPU
+    limits stop the answer, whatever share of a core it gets."""
+    monkeypatch.setattr(runner, "wall_limit_for", lambda cpu_limit_s: 120.0)
+
+
+def test_infinite_loop_is_stopped_by_the_cpu_limit(mode, cpu_before_wall):
     run = attack(mode, "while True:\n    pass\n", cpu=0.5)
     assert run.tests[0] is None and run.ended == "cpu", run
 
 
-def test_cpu_bound_c_code_is_stopped_by_the_hard_limit(mode):
+def test_cpu_bound_c_code_is_stopped_by_the_hard_limit(mode, cpu_before_wall):
     # One huge C-level operation never returns to the bytecode loop, so the Python-level
     # timer cannot act; RLIMIT_CPU's SIGKILL must.
     run = attack(mode, "return sum(range(10**13))\n", cpu=0.5)
@@ -221,28 +232,71 @@ def test_a_gigabyte_of_output_is_cut_off(mode):
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024
 
 
-def test_double_fork_with_setsid_leaves_no_orphan(mode):
-    marker = f"/tmp/sandbox-orphan-{uuid.uuid4().hex}"
-    run = attack(
-        mode,
-        TRY
-        + f"""
+def _processes_of(uid: int) -> list[str]:
+    """Live processes with `uid` among their ids, as "pid name"."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if status["State"].split()[0] not in ("Z", "X") and uid in map(int, status["Uid"].split()):
+            found.append(f"{entry.name} {status['Name'].strip()}")
+    return found
+
+
+@contextlib.contextmanager
+def slots_watched(patch: pytest.MonkeyPatch) -> Iterator[list[dict]]:
+    """Record each run's sandbox slot, and what still runs under its uid once the run is over,
+    looked at while the slot is still held (so no other run can be using that uid)."""
+    current_mode()  # probed now if it must be, so the probe's own run is not among them
+    real = launch.slot_held
+    seen: list[dict] = []
+
+    @contextlib.contextmanager
+    def watched() -> Iterator[int]:
+        with real() as slot:
+            record: dict = {"slot": slot, "left": None}
+            seen.append(record)
+            yield slot
+            if os.geteuid() == 0:  # only then does the box run under the slot's own uid
+                uid = slot_uid(slot)
+                try:  # a SIGKILLed process takes a moment to be gone; one that escaped stays
+                    wait_for(lambda: not _processes_of(uid), timeout=30)
+                except AssertionError:
+                    pass
+                record["left"] = _processes_of(uid)
+
+    patch.setattr(launch, "slot_held", watched)
+    yield seen
+
+
+def test_double_fork_with_setsid_leaves_no_orphan(mode, monkeypatch):
+    # An orphan that got out would never end on its own: still there once the run is over.
+    with monkeypatch.context() as patch, slots_watched(patch) as slots:
+        run = attack(
+            mode,
+            TRY
+            + """
 import os, time
 def escape():
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            time.sleep(3)
-            open({marker!r}, "w").write("alive")
+            while True:
+                time.sleep(1)
         os._exit(0)
     return "forked"
 return [attempt("double fork", escape)]
 """,
-    )
+        )
     value = value_of(run)
     assert all(": blocked" in line for line in value), value
-    time.sleep(0.2)
-    assert not os.path.exists(marker)
+    [slot] = slots
+    if os.geteuid() == 0:
+        assert slot["left"] == [], f"left running under the slot's uid: {slot['left']}"
 
 
 def test_spawning_a_subprocess_is_blocked(mode):
@@ -332,20 +386,28 @@ return [ids, attempt("setuid", lambda: os.setuid(0)), attempt("setgid", lambda: 
 @pytest.mark.parametrize("program", [None, b"\xff" * 8], ids=["no filter", "filter the kernel refuses"])
 def test_the_answer_never_runs_without_its_seccomp_filter(mode, program, monkeypatch):
     ready = launch.prepared()
-    started: list[launch.RawRun] = []
-    real = launch._launch_in_slot
+    ended: list[launch.RawRun | TransientEvaluationError] = []
+    real = runner.launch
 
-    def spy(*args: object) -> launch.RawRun:
-        started.append(real(*args))
-        return started[-1]
+    def spy(*args: object, **kwargs: object) -> launch.RawRun:
+        try:
+            ended.append(real(*args, **kwargs))
+        except TransientEvaluationError as exc:
+            ended.append(exc)
+            raise
+        return ended[-1]
 
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, slots_watched(patch) as slots:
         patch.setattr(launch, "prepared", lambda: dataclasses.replace(ready, seccomp_bpf=program))
-        patch.setattr(launch, "_launch_in_slot", spy)
+        patch.setattr(runner, "launch", spy)
         with pytest.raises(TransientEvaluationError):
             attack(mode, "return 1\n")
+    [end] = ended
     if program is None:
-        assert started == []  # refused before any box started
+        # Refused before any box started: no slot was even taken.
+        assert isinstance(end, TransientEvaluationError) and "no seccomp filter" in str(end), end
+        assert slots == []
     else:
-        [run] = started
-        assert run.exit_code == 3 and [e["e"] for e in run.events] == ["setup_error"], run.events
+        # The box started and stopped at its setup, before the answer was loaded.
+        assert isinstance(end, launch.RawRun), end
+        assert end.exit_code == 3 and [e["e"] for e in end.events] == ["setup_error"], end.events
