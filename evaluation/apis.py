@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAdminUser
+from rest_framework.permissions import BasePermission, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -41,8 +41,15 @@ class DeadLetterListApi(APIView):
         return paginator.get_paginated_response(DeadLetterOutputSerializer(page, many=True).data)
 
 
+class CanReplay(BasePermission):
+    """The same permission the admin's replay action asks for."""
+
+    def has_permission(self, request, view) -> bool:
+        return request.user.has_perm("evaluation.replay_deadletter")
+
+
 class DeadLetterReplayApi(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsAdminUser, CanReplay]
 
     def post(self, request, dead_letter_id: int):
         if not DeadLetter.objects.filter(pk=dead_letter_id).exists():

@@ -23,7 +23,7 @@ class ConfigError(Exception):
 class Config:
     database: dict
     redis_url: str  # cache
-    state_redis_url: str  # locks and breaker: never evicted, never flushed by the cache
+    state_redis_url: str  # locks and breaker: apart from the cache's keys, so flushing the cache never touches them
     broker_url: str
     port: int
     secret_key: str

@@ -62,7 +62,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The cache is a read accelerator only: short timeouts and failures swallowed for reads (the
 # database answers instead). It lives on its own Redis database, apart from the broker and the
-# locks, so evicting it can never touch them.
+# locks; eviction is per server, so the server must not evict (docs/operations.md).
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
