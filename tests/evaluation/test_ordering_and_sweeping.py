@@ -88,11 +88,13 @@ def test_out_of_order_finishes_always_show_the_newest_submission(gated_evaluator
             elif step == "open1":
                 gated.gates[first].set()
                 if "submit2" not in steps[: steps.index("open1")]:
-                    threads[1].join(10)
+                    threads[1].join(120)
+                    assert not threads[1].is_alive(), (seed, steps)
             elif step == "open2":
                 gated.gates[second].set()
         for thread in threads.values():
-            thread.join(30)
+            thread.join(120)
+            assert not thread.is_alive(), (seed, steps)
         # A run that found the attempt's lock held was deferred: run it again once due, as
         # the relay would.
         _run_until_final(second_job)

@@ -224,6 +224,5 @@ def test_transient_failures_then_success_retry_with_growing_delays(workers, rela
     for number, gap in enumerate(gaps, start=1):
         # full jitter in [ceiling/2, ceiling], ceiling = base * 2^(n-1); the relay adds its poll.
         assert gap >= base * 2 ** (number - 1) / 2 - 0.05, gaps
-    assert gaps[2] > gaps[0]
     assert Result.objects.filter(submission_id=submission_id).count() == 1
     assert_invariants()
