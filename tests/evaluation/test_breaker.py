@@ -24,21 +24,9 @@ import redis
 from django.test import override_settings
 
 from evaluation.breaker import Breaker, BreakerOpen
+from tests.helpers import Clock
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-class Clock:
-    """Seconds that move only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from evaluation.evaluators.base import (
     get_evaluator,
 )
 from evaluation.evaluators.remote import RemoteModelEvaluator, parse_retry_after
+from tests.helpers import Clock
 from tests.processes import wait_for
 
 RUBRIC: dict[str, Any] = {
@@ -462,19 +463,6 @@ def test_broken_rubric_is_permanent_without_calling_the_endpoint(
 
 
 # --- the breaker in front of the endpoint ----------------------------------------------------
-
-
-class Clock:
-    """Seconds that move only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture
