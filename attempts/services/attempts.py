@@ -175,8 +175,6 @@ def submission_lock(*, submission_id: int) -> Submission:
     """Inside the caller's transaction: the submission with its attempt (and question), the
     attempt's row locked. Every path locks the attempt before its submissions, so two of them
     never deadlock; a submission's row is only written under its attempt's lock."""
-    attempt_id = Submission.objects.values_list("attempt_id", flat=True).get(pk=submission_id)
-    attempt = Attempt.objects.select_for_update(of=("self",)).select_related("question").get(pk=attempt_id)
-    submission = Submission.objects.get(pk=submission_id)
-    submission.attempt = attempt
-    return submission
+    return (
+        Submission.objects.select_related("attempt__question").select_for_update(of=("attempt",)).get(pk=submission_id)
+    )
