@@ -87,7 +87,7 @@ def main() -> None:
     try:
         with common.Processes(env) as procs:
             with common.phase(f"gunicorn: Procfile web on {common.WEB_PORT}, bare Django on {common.BARE_PORT}"):
-                servers = [procs.web(), procs.bare_django()]
+                servers = {common.WEB_PORT: procs.web(), common.BARE_PORT: procs.bare_django()}
             before = cache_outcomes()
             results = common.interleaved_rounds(
                 LOADS,

@@ -144,7 +144,7 @@ def main() -> None:
             print(f"   {args.users} users x {args.attempts_per_user} attempts = {len(seeded.pairs)} pairs")
         with common.Processes(env) as procs:
             with common.phase("start gunicorn (Procfile web line, and the bare Django) and prime the replayed keys"):
-                servers = [procs.web(), procs.bare_django()]
+                servers = {common.WEB_PORT: procs.web(), common.BARE_PORT: procs.bare_django()}
                 print(f"   {' '.join(common.procfile_command('web')[1:])}")
                 print(f"   {' '.join(common.bare_django_command()[1:])}")
                 prime_replays(seeded.pairs)

@@ -404,6 +404,20 @@ def process_tree(pid: int) -> list[int]:
     return seen
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process and its descendants, from /proc; children it has
+    reaped (gunicorn workers recycled by --max-requests) count through its own totals."""
+    total = 0
+    for n, current in enumerate(process_tree(pid)):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            # The fields after the command name: utime, stime, cutime, cstime are 14-17 of stat.
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            if n == 0:
+                total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
     """(RSS, PSS) in KiB of one process. PSS splits pages shared by prefork children fairly."""
     rss = pss = 0
@@ -445,6 +459,13 @@ class LoadResult:
     unexpected: int
     latencies_ms: dict[str, float] = field(default_factory=dict)
     tool: str = ""
+    # CPU the serving process tree spent on this load: unlike requests per second, hardly moved
+    # by other work on a shared machine.
+    server_cpu_seconds: float = float("nan")
+
+    @property
+    def cpu_ms_per_request(self) -> float:
+        return self.server_cpu_seconds * 1000 / self.requests if self.requests else float("nan")
 
     @property
     def rps(self) -> float:
@@ -794,18 +815,22 @@ def interleaved_rounds(
     seconds: float,
     warmup: float,
     connections: int,
-    servers: list[Proc],
+    servers: dict[int, Proc],
     tool: str = "auto",
 ) -> dict[str, list[LoadResult]]:
     """An unmeasured warm-up of every load, then `rounds` rounds of each load once, the order
-    rotated every round so that a shared machine's drift falls on every load alike."""
+    rotated every round so that a shared machine's drift falls on every load alike. `servers`
+    are the processes serving each port."""
     results: dict[str, list[LoadResult]] = {item.name: [] for item in loads}
 
     def run(item: Load, length: float) -> LoadResult:
+        server = servers[item.port]
+        cpu_before = cpu_seconds(server.pid)
         result = load(
             item.target, list(item.pairs or pairs), seconds=length, connections=connections, port=item.port, tool=tool
         )
-        for proc in servers:
+        result.server_cpu_seconds = cpu_seconds(server.pid) - cpu_before
+        for proc in servers.values():
             if not proc.alive():
                 raise BenchFailure(f"{proc.name} died:\n{proc.tail()}")
         return result
@@ -821,7 +846,8 @@ def interleaved_rounds(
                 results[item.name].append(result)
                 print(
                     f"   {item.name:<14} {result.rps:8.1f} req/s  p50 {result.latencies_ms['p50']:6.1f} ms  "
-                    f"p99 {result.latencies_ms['p99']:6.1f} ms  unexpected {result.unexpected}  ({result.tool})",
+                    f"p99 {result.latencies_ms['p99']:6.1f} ms  CPU {result.cpu_ms_per_request:5.2f} ms/req  "
+                    f"unexpected {result.unexpected}  ({result.tool})",
                     flush=True,
                 )
                 # A breath between loads: what one load left behind (a publish, a recycled
@@ -847,14 +873,13 @@ def report_ratios(loads: list[Load], results: dict[str, list[LoadResult]], ratio
                 median([r.rps for r in runs]),
                 median([r.latencies_ms["p50"] for r in runs]),
                 median([r.latencies_ms["p99"] for r in runs]),
+                median([r.cpu_ms_per_request for r in runs]),
                 sum(r.unexpected for r in runs),
             ]
         )
     print()
-    print_table(
-        ["load", "what", *[f"r{i + 1} req/s" for i in range(rounds)], "median req/s", "p50 ms", "p99 ms", "unexpected"],
-        rows,
-    )
+    rounds_headers = [f"r{i + 1} req/s" for i in range(rounds)]
+    print_table(["load", "what", *rounds_headers, "median req/s", "p50 ms", "p99 ms", "CPU ms/req", "unexpected"], rows)
     print()
     found: dict[str, float] = {}
     for ratio in ratios:
