@@ -46,8 +46,9 @@ STATE_DB = 15
 WEB_PORT = int(os.environ.get("BENCH_PORT", "18080"))
 BARE_PORT = int(os.environ.get("BENCH_BARE_PORT", "18090"))
 BARE_SETTINGS = "benchmarks.bare_settings"
-# Two sync workers per core: the bare ORM views wait on PostgreSQL for much of each request.
-BARE_WORKERS = 2 * (os.cpu_count() or 1)
+# As many sync workers as the Procfile's web line: a server with more processes would also take
+# a larger share of a shared machine's CPU.
+BARE_WORKERS = 8
 
 
 class BenchFailure(RuntimeError):
