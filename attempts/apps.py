@@ -6,8 +6,10 @@ class AttemptsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from attempts.authentication import connect_evictions
         from attempts.jobs import HANDLERS
         from evaluation.jobs import register_handler
 
         for kind, handler in HANDLERS.items():
             register_handler(kind, handler)
+        connect_evictions()

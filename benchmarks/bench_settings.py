@@ -1,5 +1,6 @@
-"""The app's own settings with one extra URL, the bare cache read `bench_cached_read.py` compares
-against: middleware, authentication, cache client and gunicorn flags stay exactly the app's."""
+"""The app's own settings with the same-stack baseline URLs (`bench_urls.py`) the HTTP benchmarks
+compare against: middleware, authentication, database, cache client and gunicorn flags stay
+exactly the app's, so a ratio to them prices the measured view and nothing else."""
 
 from interviewprep.settings import *  # noqa: F403
 

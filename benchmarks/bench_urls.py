@@ -1,5 +1,6 @@
-"""The app's URLs plus `GET /bench/cache-get/<id>/`: one django-redis `cache.get` behind the same
-token authentication, permission check and renderer as the API: the floor a cached read can reach."""
+"""The app's URLs plus the same-stack baselines: each does one thing behind the same middleware,
+token authentication, permission check and renderer as the API, answering JSON. The floor an API
+view can reach on this stack (the bare Django floor is `bare_urls.py`)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from attempts.models import Attempt
+from benchmarks.bare_urls import bare_key
 from interviewprep.urls import handler404, handler500  # noqa: F401 - the same error pages
 
 
-def bare_key(attempt_id: int) -> str:
-    return f"bench:attempt:{attempt_id}"
+class StackCacheGetView(APIView):
+    """One django-redis `cache.get`."""
 
-
-class BareCacheGetView(APIView):
     def get(self, request: Request, attempt_id: int) -> Response:
         payload = cache.get(bare_key(attempt_id))
         if payload is None:
@@ -25,7 +26,16 @@ class BareCacheGetView(APIView):
         return Response(payload)
 
 
+class StackOrmReadView(APIView):
+    """One ORM get by primary key."""
+
+    def get(self, request: Request, attempt_id: int) -> Response:
+        attempt = Attempt.objects.get(pk=attempt_id)
+        return Response({"id": attempt.pk, "status": attempt.status, "version": attempt.version})
+
+
 urlpatterns = [
-    path("bench/cache-get/<int:attempt_id>/", BareCacheGetView.as_view(), name="bench-cache-get"),
+    path("bench/cache-get/<int:attempt_id>/", StackCacheGetView.as_view(), name="bench-cache-get"),
+    path("bench/orm-read/<int:attempt_id>/", StackOrmReadView.as_view(), name="bench-orm-read"),
     path("", include("interviewprep.urls")),
 ]

@@ -2,8 +2,9 @@
 
 A benchmark owns a throwaway PostgreSQL database and two Redis databases (14 for the cache,
 15 for locks and the broker, as `config.py` derives them), starts the Procfile's own command
-lines on a port nobody else uses, drives them with persistent HTTP connections, and stops every
-process it started, also on Ctrl-C. Nothing here asserts a time: benchmarks print numbers.
+lines on a port nobody else uses (and, for the HTTP ones, a bare Django beside them on a second
+port), drives them with persistent HTTP connections, and stops every process it started, also
+on Ctrl-C. Nothing here asserts a time: benchmarks print numbers.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ REDIS_PORT = int(os.environ.get("BENCH_REDIS_PORT", "6379"))
 CACHE_DB = 14
 STATE_DB = 15
 WEB_PORT = int(os.environ.get("BENCH_PORT", "18080"))
+BARE_PORT = int(os.environ.get("BENCH_BARE_PORT", "18090"))
+BARE_SETTINGS = "benchmarks.bare_settings"
+# As many sync workers as the Procfile's web line: a server with more processes would also take
+# a larger share of a shared machine's CPU.
+BARE_WORKERS = 8
 
 
 class BenchFailure(RuntimeError):
@@ -118,10 +124,10 @@ def drop_database(name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def flush_redis() -> None:
+def flush_redis(dbs: tuple[int, ...] = (CACHE_DB, STATE_DB)) -> None:
     import redis
 
-    for db in (CACHE_DB, STATE_DB):
+    for db in dbs:
         try:
             redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=db, socket_timeout=5).flushdb()
         except redis.RedisError as exc:
@@ -189,12 +195,34 @@ def procfile_command(name: str, *, port: int = WEB_PORT) -> list[str]:
             command = re.sub(r"\$\{PORT(:-[^}]*)?\}|\$PORT", str(port), command.strip())
             argv = shlex.split(command)
             if argv[0] in {"gunicorn", "celery"}:
-                tool = Path(sys.executable).with_name(argv[0])
-                argv[:1] = [str(tool)] if tool.exists() else [sys.executable, "-m", argv[0]]
+                argv[:1] = _tool(argv[0])
             elif argv[0] == "python":
                 argv[0] = sys.executable
             return argv
     raise BenchFailure(f"Procfile has no {name!r} line")
+
+
+def bare_django_command(port: int = BARE_PORT, workers: int = BARE_WORKERS) -> list[str]:
+    """gunicorn with sync workers serving `bare_urls.py` under `bare_settings.py` (set by
+    `Processes.bare_django`): plain Django, no DRF, no middleware, no authentication."""
+    return [
+        *_tool("gunicorn"),
+        "django.core.wsgi:get_wsgi_application()",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "sync",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
+
+
+def _tool(name: str) -> list[str]:
+    """This venv's executable of a tool, or the module run by this interpreter."""
+    tool = Path(sys.executable).with_name(name)
+    return [str(tool)] if tool.exists() else [sys.executable, "-m", name]
 
 
 @dataclass
@@ -279,8 +307,14 @@ class Processes:
                 self.stop(proc)
 
     def web(self, port: int = WEB_PORT) -> Proc:
-        proc = self.start("web", procfile_command("web", port=port))
-        wait_until(lambda: _healthy(port), timeout=60, proc=proc, what="gunicorn to answer /healthz")
+        return self._serving("web", procfile_command("web", port=port), port)
+
+    def bare_django(self, port: int = BARE_PORT) -> Proc:
+        return self._serving("bare-django", bare_django_command(port), port, DJANGO_SETTINGS_MODULE=BARE_SETTINGS)
+
+    def _serving(self, name: str, argv: list[str], port: int, **extra_env: str) -> Proc:
+        proc = self.start(name, argv, **extra_env)
+        wait_until(lambda: _healthy(port), timeout=60, proc=proc, what=f"{name} to answer /healthz on {port}")
         return proc
 
     def worker(self, *, include: str | None = None) -> Proc:
@@ -371,6 +405,20 @@ def process_tree(pid: int) -> list[int]:
     return seen
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process and its descendants, from /proc; children it has
+    reaped (gunicorn workers recycled by --max-requests) count through its own totals."""
+    total = 0
+    for n, current in enumerate(process_tree(pid)):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            # The fields after the command name: utime, stime, cutime, cstime are 14-17 of stat.
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            if n == 0:
+                total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
     """(RSS, PSS) in KiB of one process. PSS splits pages shared by prefork children fairly."""
     rss = pss = 0
@@ -412,6 +460,13 @@ class LoadResult:
     unexpected: int
     latencies_ms: dict[str, float] = field(default_factory=dict)
     tool: str = ""
+    # CPU the serving process tree spent on this load: unlike requests per second, hardly moved
+    # by other work on a shared machine.
+    server_cpu_seconds: float = float("nan")
+
+    @property
+    def cpu_ms_per_request(self) -> float:
+        return self.server_cpu_seconds * 1000 / self.requests if self.requests else float("nan")
 
     @property
     def rps(self) -> float:
@@ -726,6 +781,119 @@ def machine_note() -> str:
         some = Path("/proc/pressure/cpu").read_text().split()
         note += f", CPU pressure {some[2].split('=')[1]}% of the last minute"
     return note
+
+
+# --- loads measured side by side ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Load:
+    """One measured load: one kind of request to one server, over the run's (token, attempt)
+    pairs or, when `pairs` is given, over those only (one pair: every connection sends the same
+    request at once)."""
+
+    name: str
+    label: str
+    target: Target
+    port: int = WEB_PORT
+    pairs: tuple[tuple[str, int], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A load's rate over a baseline load's, with the target the verdict is on."""
+
+    load: str
+    baseline: str
+    target: float
+
+
+def interleaved_rounds(
+    loads: list[Load],
+    pairs: list[tuple[str, int]],
+    *,
+    rounds: int,
+    seconds: float,
+    warmup: float,
+    connections: int,
+    servers: dict[int, Proc],
+    tool: str = "auto",
+) -> dict[str, list[LoadResult]]:
+    """An unmeasured warm-up of every load, then `rounds` rounds of each load once, the order
+    rotated every round so that a shared machine's drift falls on every load alike. `servers`
+    are the processes serving each port."""
+    results: dict[str, list[LoadResult]] = {item.name: [] for item in loads}
+
+    def run(item: Load, length: float) -> LoadResult:
+        server = servers[item.port]
+        cpu_before = cpu_seconds(server.pid)
+        result = load(
+            item.target, list(item.pairs or pairs), seconds=length, connections=connections, port=item.port, tool=tool
+        )
+        result.server_cpu_seconds = cpu_seconds(server.pid) - cpu_before
+        for proc in servers.values():
+            if not proc.alive():
+                raise BenchFailure(f"{proc.name} died:\n{proc.tail()}")
+        return result
+
+    with phase(f"warm-up: {warmup:g} s of each load, not counted"):
+        for item in loads:
+            run(item, warmup)
+    for round_no in range(rounds):
+        with phase(f"round {round_no + 1}/{rounds}: {seconds:g} s per load, {connections} connections"):
+            shift = round_no % len(loads)
+            for item in loads[shift:] + loads[:shift]:
+                result = run(item, seconds)
+                results[item.name].append(result)
+                print(
+                    f"   {item.name:<14} {result.rps:8.1f} req/s  p50 {result.latencies_ms['p50']:6.1f} ms  "
+                    f"p99 {result.latencies_ms['p99']:6.1f} ms  CPU {result.cpu_ms_per_request:5.2f} ms/req  "
+                    f"unexpected {result.unexpected}  ({result.tool})",
+                    flush=True,
+                )
+                # A breath between loads: what one load left behind (a publish, a recycled
+                # worker) should not run inside the next one's measurement.
+                time.sleep(0.5)
+    return results
+
+
+def report_ratios(loads: list[Load], results: dict[str, list[LoadResult]], ratios: list[Ratio]) -> dict[str, float]:
+    """A table of every load's rounds and the ratios with their verdicts; returns the ratios.
+
+    A ratio is the median of the per-round ratios: loads of one round ran seconds apart, so
+    their quotient is the one least moved by a machine whose speed drifts between rounds."""
+    rounds = max(len(runs) for runs in results.values())
+    rows = []
+    for item in loads:
+        runs = results[item.name]
+        rows.append(
+            [
+                item.name,
+                item.label,
+                *[r.rps for r in runs],
+                median([r.rps for r in runs]),
+                median([r.latencies_ms["p50"] for r in runs]),
+                median([r.latencies_ms["p99"] for r in runs]),
+                median([r.cpu_ms_per_request for r in runs]),
+                sum(r.unexpected for r in runs),
+            ]
+        )
+    print()
+    rounds_headers = [f"r{i + 1} req/s" for i in range(rounds)]
+    print_table(["load", "what", *rounds_headers, "median req/s", "p50 ms", "p99 ms", "CPU ms/req", "unexpected"], rows)
+    print()
+    found: dict[str, float] = {}
+    for ratio in ratios:
+        mine, base = results[ratio.load], results[ratio.baseline]
+        per_round = [m.rps / b.rps for m, b in zip(mine, base, strict=True) if b.rps]
+        value = median(per_round)
+        of_medians = median([r.rps for r in mine]) / (median([r.rps for r in base]) or float("nan"))
+        found[f"{ratio.load}/{ratio.baseline}"] = value
+        print(
+            f"{ratio.load} / {ratio.baseline} = {value:.3f}  target >= {ratio.target}  {verdict(value >= ratio.target)}"
+            f"  (ratio of medians {of_medians:.2f}; per round {', '.join(f'{x:.2f}' for x in per_round)})"
+        )
+    return found
 
 
 def run_main(main: Callable[[], None]) -> None:

@@ -87,7 +87,7 @@ def _float(env: Mapping[str, str], name: str, default: float, minimum: float = 0
     return value
 
 
-def parse_database_url(url: str, name: str = "DATABASE_URL") -> dict:
+def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ConfigError(f"{name}={url!r} must start with postgres:// (PostgreSQL is the only database)")
@@ -110,7 +110,9 @@ def parse_database_url(url: str, name: str = "DATABASE_URL") -> dict:
         "PORT": str(port or ""),
         # Persistent connections: a new connection per request cut throughput 7x here.
         "CONN_MAX_AGE": 600,
-        "CONN_HEALTH_CHECKS": True,
+        # Off, a connection is still checked after a request or task that met an error, and one
+        # the database dropped unseen fails the one request that next uses it.
+        "CONN_HEALTH_CHECKS": health_checks,
         "OPTIONS": {k: v[0] for k, v in query.items()},
     }
 
@@ -160,7 +162,10 @@ def parse_faults(raw: str | None) -> dict[str, float]:
 
 def load(env: Mapping[str, str] | None = None) -> Config:
     env = os.environ if env is None else env
-    database = parse_database_url(env.get("DATABASE_URL") or "postgres://127.0.0.1:5432/interviewprep")
+    database = parse_database_url(
+        env.get("DATABASE_URL") or "postgres://127.0.0.1:5432/interviewprep",
+        health_checks=_bool(env, "DATABASE_HEALTH_CHECKS", True),
+    )
     redis_url, redis_db = _redis_url(env, "REDIS_URL", "redis://127.0.0.1:6379/0")
     state_redis_url = _with_db(redis_url, redis_db + 1)
     broker_url = env.get("CELERY_BROKER_URL") or state_redis_url

@@ -8,6 +8,8 @@ from contextvars import ContextVar
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
 
 _RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "request_id"}
+# One encoder for every line: json.dumps given any option builds a new one per call.
+_encode = json.JSONEncoder(default=str).encode
 
 
 class RequestIdFilter(logging.Filter):
@@ -17,9 +19,22 @@ class RequestIdFilter(logging.Filter):
 
 
 class JsonFormatter(logging.Formatter):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # (second, its text): a request's line is formatted within the second of the last one.
+        self._second: tuple[int, str] = (-1, "")
+
+    def _timestamp(self, record: logging.LogRecord) -> str:
+        second = int(record.created)
+        cached, text = self._second
+        if cached != second:
+            text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = (second, text)
+        return f"{text}.{int(record.msecs):03d}Z"
+
     def format(self, record: logging.LogRecord) -> str:
         payload = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "ts": self._timestamp(record),
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
@@ -30,4 +45,4 @@ class JsonFormatter(logging.Formatter):
                 payload[key] = value
         if record.exc_info:
             payload["exc"] = self.formatException(record.exc_info)
-        return json.dumps(payload, default=str)
+        return _encode(payload)

@@ -16,7 +16,8 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        incoming = request.headers.get("X-Request-ID", "")
+        # META, not request.headers: that one builds a dict of every header on first use.
+        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
         request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id
         token = request_id_var.set(request_id)

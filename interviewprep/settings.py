@@ -111,7 +111,7 @@ ANSWER_MAX_BYTES = 64 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "attempts.authentication.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -123,6 +123,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate},
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+# A deleted token authenticates at most this long after its deletion commits, however it was
+# deleted (attempts/authentication.py); deleted through Django, not at all.
+AUTH_TOKEN_CACHE_SECONDS = 10
 SPECTACULAR_SETTINGS = {
     "TITLE": "InterviewPrep API",
     "DESCRIPTION": "Practice questions, attempts, idempotent submissions and their evaluation.",

@@ -47,6 +47,16 @@ def test_values_are_read_from_the_environment():
     assert config.debug is True
 
 
+def test_database_health_checks_are_on_unless_a_process_turns_them_off():
+    assert load({}).database["CONN_HEALTH_CHECKS"] is True
+    assert load({"DATABASE_HEALTH_CHECKS": "false"}).database["CONN_HEALTH_CHECKS"] is False
+
+
+def test_the_procfile_web_tier_runs_without_database_health_checks():
+    web = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
+    assert "--env DATABASE_HEALTH_CHECKS=false" in web
+
+
 def test_unix_socket_database_host_is_passed_as_a_query():
     config = load({"DATABASE_URL": "postgres://postgres@/interviewprep?host=/tmp/pg"})
     assert config.database["HOST"] == "/tmp/pg"
@@ -61,6 +71,7 @@ def test_unix_socket_database_host_is_passed_as_a_query():
         ("REDIS_URL", "redis://x:6379/15", "0-14"),
         ("PORT", "eighty", "not a whole number"),
         ("DEBUG", "maybe", "not a boolean"),
+        ("DATABASE_HEALTH_CHECKS", "sometimes", "not a boolean"),
         ("SUBMIT_RATE", "lots", "30/min"),
         ("EVALUATE_QUEUE_LIMIT", "-1", "at least 0"),
         ("EVALUATOR_FAULTS", "explode=1", "is not one of"),
