@@ -356,7 +356,7 @@ def part_b(procs: common.Processes, args) -> None:
                     raise common.BenchFailure(f"{proc.name} died:\n{proc.tail()}")
         submit_client.close()
         poll_client.close()
-        jobs = EvaluationJob.objects.filter(submission_id__in=submission_ids)
+        jobs = EvaluationJob.objects.filter(kind="evaluate", subject_id__in=submission_ids)
         pipeline = sorted((j.finished_at - j.created_at).total_seconds() * 1000 for j in jobs)
         queued = sorted((j.started_at - j.created_at).total_seconds() * 1000 for j in jobs)
         for proc in (relay, worker, web):
