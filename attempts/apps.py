@@ -6,10 +6,8 @@ class AttemptsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Both need the models, so they load once the registry is ready (Django's idiom).
+        from attempts import jobs  # noqa: F401 - importing it registers the job handlers
         from attempts.authentication import connect_evictions
-        from attempts.jobs import HANDLERS
-        from evaluation.jobs import register_handler
 
-        for kind, handler in HANDLERS.items():
-            register_handler(kind, handler)
         connect_evictions()

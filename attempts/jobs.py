@@ -1,5 +1,6 @@
 """The two kinds of work attempts hands to the job machinery, as its handlers: evaluating a
-submission, and choosing a question for a practice request (registered in apps.py)."""
+submission, and choosing a question for a practice request. Importing this module registers
+them; apps.py does once the app registry is ready."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from attempts.services.practice import (
     practice_request_requeue,
 )
 from evaluation.evaluators import EvaluationOutcome, EvaluationRequest, get_evaluator
+from evaluation.jobs import register_handler
 
 logger = logging.getLogger(__name__)
 
@@ -146,4 +148,5 @@ class PracticeQuestionChoice:
         practice_request_requeue(request=request, actor=actor, reason=reason)
 
 
-HANDLERS = {EVALUATE: SubmissionEvaluation(), GENERATE: PracticeQuestionChoice()}
+register_handler(EVALUATE, SubmissionEvaluation())
+register_handler(GENERATE, PracticeQuestionChoice())

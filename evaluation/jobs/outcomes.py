@@ -127,7 +127,8 @@ def job_record(claim: Claim, output: Any) -> str:
 
 
 def retry_delay(tries: int, retry_after: float | None = None) -> float:
-    """Exponential backoff with full jitter, never sooner than the dependency asked."""
+    """Exponential backoff, jittered over the upper half of each ceiling, never sooner than the
+    dependency asked."""
     config = settings.CONFIG
     ceiling = min(config.retry_max_delay, config.retry_base_delay * (2 ** max(0, tries - 1)))
     delay = random.uniform(ceiling / 2, ceiling)

@@ -5,7 +5,6 @@ the bound however it was deleted, at once when deleted through Django."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 import redis
@@ -22,7 +21,7 @@ from rest_framework.test import APIClient
 from attempts import authentication
 from attempts.authentication import token_cache_key
 from tests.factories import TokenFactory
-from tests.processes import free_port
+from tests.processes import free_port, wait_for
 
 URL = "/api/v1/attempts/"
 # Generous: polls end as soon as their condition holds, this only stops a broken test.
@@ -53,11 +52,7 @@ def _token_queries(captured: CaptureQueriesContext) -> list[str]:
 
 
 def _poll(predicate, what: str):
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not (value := predicate()):
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.02)
-    return value
+    return wait_for(predicate, timeout=DEADLINE_SECONDS, interval=0.02, message=what)
 
 
 @pytest.mark.django_db

@@ -3,7 +3,6 @@
 import dataclasses
 import os
 import signal
-import time
 import uuid
 
 import pytest
@@ -68,13 +67,12 @@ def test_whole_worker_killed_the_sweeper_finishes_the_job_exactly_once(tmp_path,
         wait_running_in_child(first, submission_id)
         first.kill(signal.SIGKILL)  # the whole process group: main process and its child
         second = start_worker(tmp_path, concurrency=1)
-        time.sleep(1.0)
         # Its message is stuck unacknowledged in the broker until the visibility timeout:
-        # only the sweeper can bring the job back.
+        # only the sweeper can bring the job back, once its heartbeat is stale.
         assert job_of(submission_id).status == JobStatus.RUNNING
         config = dataclasses.replace(settings.CONFIG, stale_job_after=1)
         with override_settings(CONFIG=config):
-            assert jobs_sweep() == 1
+            wait_for(lambda: jobs_sweep() == 1, timeout=60, message="the dead run's job swept")
             assert jobs_sweep() == 0
         wait_for_status(submission_id, JobStatus.SUCCEEDED)
         assert Result.objects.filter(submission_id=submission_id).count() == 1
