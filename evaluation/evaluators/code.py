@@ -32,6 +32,7 @@ from evaluation.evaluators.base import (
     PermanentEvaluationError,
 )
 from evaluation.sandbox import HarnessRun, TestRun, run_harness
+from interviewprep.errors import InvalidInput
 
 MAX_SCORE = 100.0
 DEFAULT_TIME_LIMIT_S = 2.0
@@ -239,3 +240,55 @@ def _outcome(mode: str, rows: list[dict[str, Any]]) -> EvaluationOutcome:
         feedback=feedback + ".",
         details={"mode": mode, "tests": rows, "passed": passed, "total": total},
     )
+
+
+def code_run(*, spec: dict, answer: str, inputs: list[list] | None = None) -> dict:
+    """Run an answer against the spec's visible tests, or against `inputs` (argument lists),
+    without scoring it. Tests marked `"visible": true` run; a spec without marks runs its first
+    three. Returns plain data: `load_error`, `stopped` and one row per case that ran."""
+    function, tests, compare, time_limit, memory = _validated_spec(spec)
+    if inputs is None:
+        cases = [t for t in tests if t.get("visible")] or tests[:3]
+    elif isinstance(inputs, list) and 0 < len(inputs) <= 10 and all(isinstance(a, list) for a in inputs):
+        cases = [{"name": f"input {n}", "args": args} for n, args in enumerate(inputs, 1)]
+    else:
+        raise InvalidInput("inputs must be a list of 1 to 10 argument lists.", field="inputs")
+    run = run_harness(
+        code=answer,
+        function=function,
+        tests_args=[case["args"] for case in cases],
+        cpu_limit_s=time_limit,
+        memory_limit_mb=memory,
+    )
+    if run.load_error is not None:
+        kind, message = run.load_error
+        load_error = {"kind": kind, "message": message, "line": None, "column": None}
+        return {"load_error": load_error, "stopped": None, "cases": []}
+    rows: list[dict[str, Any]] = []
+    stopped = None
+    for position, (case, result) in enumerate(zip(cases, run.tests, strict=True)):
+        row = {"name": case["name"], "input": case["args"], "expected": case.get("expected"), "got": None}
+        if result is None:
+            status, reason = ENDED_STATUS.get(run.ended, ENDED_STATUS["crashed"])
+            outcome = "timeout" if status == "time_limit" else "error"
+            rows.append({**row, "outcome": outcome, "stdout": "", "time_ms": 0.0, "error": reason})
+            stopped = {"test": case["name"], "reason": reason, "not_run": len(cases) - position - 1}
+            break
+        if result.status == "ok":
+            row["got"] = result.value
+            if "expected" not in case:
+                outcome = "ran"
+            else:
+                outcome = "passed" if answer_matches(result.value, case["expected"], compare) else "failed"
+        else:
+            outcome = "error"
+        rows.append(
+            {
+                **row,
+                "outcome": outcome,
+                "stdout": result.output[:EXCERPT_CHARS],
+                "time_ms": round(result.time_ms, 1),
+                "error": (result.message or "")[:EXCERPT_CHARS] or None,
+            }
+        )
+    return {"load_error": None, "stopped": stopped, "cases": rows}
