@@ -31,6 +31,8 @@ class Config:
     allowed_hosts: list[str]
     submit_rate: str | None
     evaluate_queue_limit: int
+    run_rate: str | None
+    run_queue_limit: int
     evaluator_faults: dict[str, float]
     job_time_limit: int
     job_max_tries: int
@@ -85,6 +87,15 @@ def _float(env: Mapping[str, str], name: str, default: float, minimum: float = 0
     if value < minimum:
         raise ConfigError(f"{name}={raw!r} must be at least {minimum}")
     return value
+
+
+def _rate(env: Mapping[str, str], name: str, default: str) -> str | None:
+    raw = (env.get(name) or default).strip()
+    if raw.lower() == "off":
+        return None
+    if not _RATE.match(raw):
+        raise ConfigError(f"{name}={raw!r} must look like {default} (or be off)")
+    return raw
 
 
 def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
@@ -178,13 +189,6 @@ def load(env: Mapping[str, str] | None = None) -> Config:
             raise ConfigError("SECRET_KEY is required when INTERVIEWPREP_PRODUCTION is set")
         secret_key = _DEV_SECRET
     hosts = [h.strip() for h in (env.get("ALLOWED_HOSTS") or "localhost,127.0.0.1,[::1]").split(",")]
-    submit_rate_raw = (env.get("SUBMIT_RATE") or "30/min").strip()
-    if submit_rate_raw.lower() == "off":
-        submit_rate = None
-    elif _RATE.match(submit_rate_raw):
-        submit_rate = submit_rate_raw
-    else:
-        raise ConfigError(f"SUBMIT_RATE={submit_rate_raw!r} must look like 30/min (or be off)")
     remote_base = env.get("REMOTE_MODEL_BASE_URL")
     remote_model = None
     if remote_base:
@@ -210,8 +214,10 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         secret_key=secret_key,
         debug=debug,
         allowed_hosts=[h for h in hosts if h],
-        submit_rate=submit_rate,
+        submit_rate=_rate(env, "SUBMIT_RATE", "30/min"),
         evaluate_queue_limit=_int(env, "EVALUATE_QUEUE_LIMIT", 10000),
+        run_rate=_rate(env, "RUN_RATE", "60/min"),
+        run_queue_limit=_int(env, "RUN_QUEUE_LIMIT", 1000),
         evaluator_faults=parse_faults(env.get("EVALUATOR_FAULTS")),
         job_time_limit=job_time_limit,
         job_max_tries=_int(env, "JOB_MAX_TRIES", 5, minimum=1),
