@@ -64,6 +64,10 @@ class Attempt(models.Model):
     scored_submission = models.ForeignKey(
         "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The answer being typed, kept server-side. Not part of the attempt's state: saving it
+    # moves no version and touches no cached copy.
+    draft = models.TextField(blank=True, default="")
+    draft_saved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -137,7 +141,7 @@ class IdempotencyRecord(models.Model):
 
 
 class StateChange(models.Model):
-    """One row per state change of an attempt, a submission or a practice request."""
+    """One row per state change of an attempt, a submission, a practice request or a run."""
 
     entity = models.CharField(max_length=30)
     object_id = models.BigIntegerField()
@@ -184,3 +188,36 @@ class PracticeRequest(models.Model):
 
     def __str__(self) -> str:
         return f"practice request {self.pk} ({self.status})"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class Run(models.Model):
+    """An answer tried against the question's visible examples or custom inputs. Not a
+    submission: it never changes its attempt."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="runs")
+    answer = models.TextField()
+    language = models.CharField(max_length=20, default="python")
+    # Argument lists to run the answer on; null runs the question's visible examples.
+    inputs = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    # What the code runner returned: {"load_error", "stopped", "cases"}; null until completed.
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["attempt", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.status})"

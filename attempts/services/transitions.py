@@ -1,5 +1,5 @@
-"""The state machines of attempts, submissions and practice requests: one table of legal moves
-per entity and one function that moves.
+"""The state machines of attempts, submissions, practice requests and runs: one table of legal
+moves per entity and one function that moves.
 
 `transition()` expects the row to be locked by the caller (it runs inside the caller's
 `transaction.atomic()` after a `select_for_update`); `transition_locked()` locks it itself.
@@ -20,6 +20,8 @@ from attempts.models import (
     AttemptStatus,
     PracticeRequest,
     PracticeRequestStatus,
+    Run,
+    RunStatus,
     StateChange,
     Submission,
     SubmissionStatus,
@@ -29,7 +31,7 @@ from interviewprep.errors import IllegalTransition
 
 logger = logging.getLogger(__name__)
 
-A, S, P = AttemptStatus, SubmissionStatus, PracticeRequestStatus
+A, S, P, R = AttemptStatus, SubmissionStatus, PracticeRequestStatus, RunStatus
 
 # A new submission moves an attempt from any state back to queued (latest submission wins).
 ATTEMPT_MOVES: dict[str, set[str]] = {
@@ -54,12 +56,22 @@ PRACTICE_REQUEST_MOVES: dict[str, set[str]] = {
     P.COMPLETED: set(),
 }
 
+RUN_MOVES: dict[str, set[str]] = {
+    # A job dead-lettered before its first try started fails a queued run.
+    R.QUEUED: {R.PROCESSING, R.FAILED},
+    R.PROCESSING: {R.COMPLETED, R.FAILED},
+    # A dead-lettered run may be replayed by staff.
+    R.FAILED: {R.QUEUED},
+    R.COMPLETED: set(),
+}
+
 TABLES: dict[type[models.Model], dict[str, set[str]]] = {
     Attempt: ATTEMPT_MOVES,
     Submission: SUBMISSION_MOVES,
     PracticeRequest: PRACTICE_REQUEST_MOVES,
+    Run: RUN_MOVES,
 }
-ENTITY_NAMES = {Attempt: "attempt", Submission: "submission", PracticeRequest: "practice_request"}
+ENTITY_NAMES = {Attempt: "attempt", Submission: "submission", PracticeRequest: "practice_request", Run: "run"}
 
 
 def is_legal(model: type[models.Model], from_status: str, to_status: str) -> bool:
@@ -75,7 +87,7 @@ def _current(obj: models.Model, field: str, value: Any) -> Any:
 
 
 def transition(
-    obj: Attempt | Submission | PracticeRequest,
+    obj: Attempt | Submission | PracticeRequest | Run,
     to: str,
     *,
     actor: str,
@@ -129,7 +141,7 @@ def transition(
 
 
 def transition_locked(
-    model: type[Attempt] | type[Submission] | type[PracticeRequest],
+    model: type[Attempt] | type[Submission] | type[PracticeRequest] | type[Run],
     pk: int,
     to: str,
     *,

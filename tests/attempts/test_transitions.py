@@ -10,6 +10,8 @@ from attempts.models import (
     AttemptStatus,
     PracticeRequest,
     PracticeRequestStatus,
+    Run,
+    RunStatus,
     StateChange,
     Submission,
     SubmissionStatus,
@@ -25,10 +27,18 @@ def _make(model, status):
         return AttemptFactory(status=status)
     if model is Submission:
         return Submission.objects.create(attempt=AttemptFactory(), answer="x", status=status)
+    if model is Run:
+        attempt = AttemptFactory()
+        return Run.objects.create(user=attempt.user, attempt=attempt, answer="x", status=status)
     return PracticeRequest.objects.create(user=UserFactory(), status=status)
 
 
-STATUSES = {Attempt: AttemptStatus, Submission: SubmissionStatus, PracticeRequest: PracticeRequestStatus}
+STATUSES = {
+    Attempt: AttemptStatus,
+    Submission: SubmissionStatus,
+    PracticeRequest: PracticeRequestStatus,
+    Run: RunStatus,
+}
 ILLEGAL = [
     (model, source, target)
     for model, choices in STATUSES.items()
