@@ -1,10 +1,12 @@
-"""Overload protection: refuse a submit (503 + Retry-After, nothing written) while evaluation
-cannot keep up, instead of queueing without bound."""
+"""Overload protection: refuse new queued work (503 + Retry-After, nothing written) while its
+queue cannot keep up, instead of queueing without bound. One rule for every kind a candidate
+can ask for (an evaluation, a run): the kind's backlog at or over its limit refuses."""
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -14,43 +16,72 @@ from interviewprep import metrics
 from interviewprep.errors import Overloaded
 from interviewprep.per_process import PerProcess
 
-# The backlog is counted at most this often per process: a count per submit would be the most
-# expensive query of the submit path.
+# The backlog is counted at most this often per process and kind: a count per request would be
+# the most expensive query of the submit path.
 BACKLOG_CACHE_SECONDS = 1.0
 BACKLOG_RETRY_AFTER = 5
+
+
+@dataclass(frozen=True)
+class _Admitted:
+    limit_setting: str  # the Config field holding the limit; 0 turns the check off
+    refused_reason: str  # the label of interviewprep_submits_refused_total
+    refusal: str  # the detail, with {depth} and {retry_after}
+
+
+ADMITTED: dict[str, _Admitted] = {
+    "evaluate": _Admitted(
+        "evaluate_queue_limit",
+        "backlog",
+        "Evaluation is behind ({depth} answers waiting). Nothing was saved; "
+        "please submit again in {retry_after} seconds.",
+    ),
+    "run": _Admitted(
+        "run_queue_limit",
+        "run_backlog",
+        "Runs are behind ({depth} waiting). Nothing was saved; please run again in {retry_after} seconds.",
+    ),
+}
 
 
 class _Backlog:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.counted: tuple[float, int] | None = None
+        self.counted: dict[str, tuple[float, int]] = {}
 
 
 _backlog = PerProcess(_Backlog)
 
 
-def evaluate_backlog(*, fresh: bool = False) -> int:
-    """Evaluate jobs waiting to run (published or not): the queue's depth, as PostgreSQL knows it."""
+def queue_backlog(*, kind: str, fresh: bool = False) -> int:
+    """Jobs of `kind` waiting to run (published or not): the queue's depth, as PostgreSQL knows it."""
     backlog = _backlog.get()
     now = time.monotonic()
     with backlog.lock:
-        if not fresh and backlog.counted is not None and now - backlog.counted[0] < BACKLOG_CACHE_SECONDS:
-            return backlog.counted[1]
-    depth = jobs_waiting(kind="evaluate")
+        counted = backlog.counted.get(kind)
+        if not fresh and counted is not None and now - counted[0] < BACKLOG_CACHE_SECONDS:
+            return counted[1]
+    depth = jobs_waiting(kind=kind)
     with backlog.lock:
-        backlog.counted = (now, depth)
+        backlog.counted[kind] = (now, depth)
     return depth
 
 
-def admission_check(*, evaluator: str) -> None:
-    limit = settings.CONFIG.evaluate_queue_limit
+def evaluate_backlog(*, fresh: bool = False) -> int:
+    return queue_backlog(kind="evaluate", fresh=fresh)
+
+
+def admission_check(*, kind: str, evaluator: str | None = None) -> None:
+    """Raise Overloaded when new work of `kind` must wait for the queue to drain, or when the
+    remote model that would grade it is failing."""
+    admitted = ADMITTED[kind]
+    limit = getattr(settings.CONFIG, admitted.limit_setting)
     if limit:
-        depth = evaluate_backlog()
+        depth = queue_backlog(kind=kind)
         if depth >= limit:
-            metrics.incr("interviewprep_submits_refused_total", {"reason": "backlog"})
+            metrics.incr("interviewprep_submits_refused_total", {"reason": admitted.refused_reason})
             raise Overloaded(
-                f"Evaluation is behind ({depth} answers waiting). Nothing was saved; "
-                f"please submit again in {BACKLOG_RETRY_AFTER} seconds.",
+                admitted.refusal.format(depth=depth, retry_after=BACKLOG_RETRY_AFTER),
                 retry_after=BACKLOG_RETRY_AFTER,
             )
     if evaluator == "remote":

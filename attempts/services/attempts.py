@@ -64,7 +64,7 @@ def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str
         )
         if attempt is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
-        admission_check(evaluator=attempt.question.evaluator)
+        admission_check(kind=EVALUATE, evaluator=attempt.question.evaluator)
         submission = Submission.objects.create(attempt=attempt, answer=answer, idempotency_key=correlation_id[:255])
         older = list(
             Submission.objects.filter(attempt=attempt, status__in=UNFINISHED)
