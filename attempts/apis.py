@@ -24,6 +24,7 @@ from attempts.selectors.attempts import (
 )
 from attempts.selectors.payloads import attempt_payload, practice_request_payload, submission_accepted_payload
 from attempts.selectors.questions import question_get, question_list
+from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
 from attempts.services.accounts import token_obtain, user_register
 from attempts.services.attempts import attempt_create, submission_create
 from attempts.services.idempotency import (
@@ -34,6 +35,7 @@ from attempts.services.idempotency import (
     request_fingerprint,
 )
 from attempts.services.practice import practice_request_create
+from attempts.services.runs import run_create
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 
@@ -91,6 +93,10 @@ class SubmitThrottle(ScopedRateThrottle):
     def get_cache_key(self, request, view):
         # Per user; requests without a user were refused by authentication already.
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class RunThrottle(SubmitThrottle):
+    """Per user, with the `run` scope's own rate (RUN_RATE): trying code is no submit."""
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -320,3 +326,58 @@ class AttemptCacheDiffApi(APIView):
         if diff["database"] is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
         return Response(diff)
+
+
+RUN_SCHEMA = inline_serializer(
+    "Run",
+    {
+        "id": serializers.IntegerField(),
+        "attempt_id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "language": serializers.CharField(),
+        "cases": serializers.JSONField(),
+        "load_error": serializers.JSONField(allow_null=True),
+        "stopped": serializers.JSONField(allow_null=True),
+        "error": serializers.CharField(allow_null=True),
+        "created_at": serializers.DateTimeField(),
+    },
+)
+
+
+class RunCreateApi(APIView):
+    throttle_scope = "run"
+    throttle_classes = [RunThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        # The service names what is accepted; here only the types.
+        language = StrictCharField(required=False)
+        inputs = serializers.JSONField(required=False, allow_null=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            202: inline_serializer("RunAccepted", {"id": serializers.IntegerField(), "status": serializers.CharField()})
+        },
+    )
+    def post(self, request, attempt_id: int):
+        data = _json_object(request)
+        serializer = self.InputSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            run = run_create(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
+            return Response(run_accepted_payload(run), status=status.HTTP_202_ACCEPTED)
+
+        # Optional here, honoured when sent: a retried run runs once.
+        def work() -> tuple[int, bytes]:
+            run = run_create(user=request.user, attempt_id=attempt_id, **serializer.validated_data, correlation_id=key)
+            return 202, render_body(run_accepted_payload(run))
+
+        return _idempotent_response(request, idempotency_key_validate(key), data, work)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(responses={200: RUN_SCHEMA})
+    def get(self, request, run_id: int):
+        return Response(run_payload(run_get_for_user(user=request.user, run_id=run_id)))

@@ -1,6 +1,7 @@
-"""The two kinds of work attempts hands to the job machinery, as its handlers: evaluating a
-submission, and choosing a question for a practice request. Importing this module registers
-them; apps.py does once the app registry is ready."""
+"""The three kinds of work attempts hands to the job machinery, as its handlers: evaluating a
+submission, choosing a question for a practice request, and running an answer without
+submitting it. Importing this module registers them; apps.py does once the app registry is
+ready."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from attempts.cache import attempt_cache_store
-from attempts.models import PracticeRequest, Result, Submission
+from attempts.models import PracticeRequest, Result, Run, Submission
 from attempts.selectors.payloads import attempt_payload
 from attempts.services.attempts import (
     EVALUATE,
@@ -27,8 +28,18 @@ from attempts.services.practice import (
     practice_request_mark_processing,
     practice_request_requeue,
 )
+from attempts.services.runs import (
+    RUN,
+    run_complete,
+    run_lock,
+    run_mark_failed,
+    run_requeue,
+    run_start_processing,
+)
 from evaluation.evaluators import EvaluationOutcome, EvaluationRequest, get_evaluator
+from evaluation.evaluators.code import code_run
 from evaluation.jobs import register_handler
+from interviewprep.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -148,5 +159,65 @@ class PracticeQuestionChoice:
         practice_request_requeue(request=request, actor=actor, reason=reason)
 
 
+@dataclass
+class _Run:
+    spec: dict[str, Any]
+    answer: str
+    inputs: list[list] | None
+
+
+@dataclass
+class _RunOutput:
+    result: dict[str, Any] | None = None
+    # Why the runner would not run the inputs: the candidate's mistake, so the run fails with
+    # it, and the job succeeds rather than dead-lettering for staff.
+    refused: str | None = None
+
+
+class RunExecution:
+    """Run an answer against its question's visible examples or custom inputs; its attempt
+    never hears of it."""
+
+    queue = "run"
+
+    def lock(self, subject_id: int) -> Run:
+        return run_lock(run_id=subject_id)
+
+    def lock_key(self, run: Run) -> str:
+        return f"run:{run.pk}"
+
+    def describe(self, run: Run) -> dict[str, Any]:
+        return {"run_id": run.pk, "attempt_id": run.attempt_id}
+
+    def discard_reason(self, run: Run) -> str | None:
+        return None
+
+    def start(self, run: Run, *, actor: str, try_number: int) -> _Run:
+        run_start_processing(run=run, actor=actor)
+        return _Run(spec=run.attempt.question.evaluation_spec, answer=run.answer, inputs=run.inputs)
+
+    def run(self, work: _Run) -> _RunOutput:
+        try:
+            return _RunOutput(result=code_run(spec=work.spec, answer=work.answer, inputs=work.inputs))
+        except InvalidInput as exc:
+            return _RunOutput(refused=exc.detail)
+
+    def record(self, run: Run, output: _RunOutput, *, actor: str) -> str | None:
+        if output.refused is not None:
+            run_mark_failed(run=run, actor=actor, reason=output.refused)
+            return None
+        return run_complete(run=run, result=output.result, actor=actor)
+
+    def recorded(self, run: Run) -> None:
+        return None
+
+    def failed(self, run: Run, *, actor: str, reason: str) -> None:
+        run_mark_failed(run=run, actor=actor, reason=reason)
+
+    def requeue(self, run: Run, *, actor: str, reason: str) -> None:
+        run_requeue(run=run, actor=actor, reason=reason)
+
+
 register_handler(EVALUATE, SubmissionEvaluation())
 register_handler(GENERATE, PracticeQuestionChoice())
+register_handler(RUN, RunExecution())

@@ -41,3 +41,23 @@ class AttemptFactory(factory.django.DjangoModelFactory):
 
     user = factory.SubFactory(UserFactory)
     question = factory.SubFactory(QuestionFactory)
+
+
+# Two visible examples and one hidden test: a run shows the first two and never the third.
+ADD_SPEC = {
+    "function": "add",
+    "tests": [
+        {"name": "small", "args": [1, 2], "expected": 3, "visible": True},
+        {"name": "negative", "args": [-1, 1], "expected": 0, "visible": True},
+        {"name": "hidden big", "args": [1000000, 1], "expected": 1000001},
+    ],
+    "time_limit_s": 2,
+}
+
+
+class CodingQuestionFactory(QuestionFactory):
+    kind = "coding"
+    topics = factory.LazyFunction(lambda: ["arithmetic"])
+    prompt = "Return the sum of a and b."
+    evaluator = "code"
+    evaluation_spec = factory.LazyFunction(lambda: dict(ADD_SPEC))

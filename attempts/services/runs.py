@@ -1,0 +1,110 @@
+"""Runs: an answer tried against its question's visible examples or custom inputs, without
+submitting it. A `run` job executes it on the `run` queue (its handler: attempts/jobs.py).
+
+A run is not a submission: creating or finishing one never moves its attempt's state,
+version, submissions, result or cached copy, so nothing here locks or writes the attempt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from attempts.models import Attempt, QuestionKind, Run, RunStatus
+from attempts.services.admission import admission_check
+from attempts.services.attempts import answer_validate
+from attempts.services.transitions import transition
+from evaluation.jobs import job_enqueue
+from interviewprep.errors import InvalidInput, NotFound
+
+# The job kind that executes a run (its handler is in attempts/jobs.py).
+RUN = "run"
+RUN_LANGUAGES = ("python",)
+RUN_MAX_INPUTS = 10
+
+
+def run_language_validate(language: Any) -> str:
+    if language not in RUN_LANGUAGES:
+        raise InvalidInput(f"Unknown language {language!r}; runs accept {', '.join(RUN_LANGUAGES)}.", field="language")
+    return language
+
+
+def run_inputs_validate(inputs: Any) -> list[list] | None:
+    """Only the shape: a list of 1 to 10 argument lists. The code runner checks the rest
+    (the arguments against the function) when it runs them."""
+    if inputs is None:
+        return None
+    if not isinstance(inputs, list) or not all(isinstance(args, list) for args in inputs):
+        raise InvalidInput("inputs must be a list of argument lists, such as [[1, 2], [3, 4]].", field="inputs")
+    if not 1 <= len(inputs) <= RUN_MAX_INPUTS:
+        raise InvalidInput(
+            f"inputs must hold 1 to {RUN_MAX_INPUTS} argument lists; it holds {len(inputs)}.", field="inputs"
+        )
+    return inputs
+
+
+def run_create(
+    *,
+    user,
+    attempt_id: int,
+    answer: str,
+    inputs: list[list] | None = None,
+    language: str = "python",
+    correlation_id: str = "",
+) -> Run:
+    """A run and the job that executes it, in one transaction (the caller's, when it has one
+    open). A refusal (not found, not a coding question, bad input, overload) writes nothing."""
+    answer_validate(answer)
+    run_language_validate(language)
+    inputs = run_inputs_validate(inputs)
+    # The attempt is only read, never locked: runs must not queue behind its submits.
+    kind = Attempt.objects.filter(pk=attempt_id, user=user).values_list("question__kind", flat=True).first()
+    if kind is None:
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    if kind != QuestionKind.CODING:
+        raise InvalidInput("Run is only for coding questions.")
+    with transaction.atomic():
+        admission_check(kind=RUN)
+        run = Run.objects.create(user=user, attempt_id=attempt_id, answer=answer, language=language, inputs=inputs)
+        job_enqueue(kind=RUN, subject_id=run.pk, correlation_id=correlation_id)
+    return run
+
+
+def run_lock(*, run_id: int) -> Run:
+    """Inside the caller's transaction: the run, its row locked, with its attempt and question
+    read (not locked)."""
+    return Run.objects.select_related("attempt__question").select_for_update(of=("self",)).get(pk=run_id)
+
+
+def run_start_processing(*, run: Run, actor: str) -> None:
+    """Inside the caller's transaction, the run locked (a retry finds it processing already)."""
+    transition(run, RunStatus.PROCESSING, actor=actor)
+
+
+def run_complete(*, run: Run, result: dict[str, Any], actor: str) -> str | None:
+    """Inside the caller's fenced transaction, the run locked: the runner's answer is the run's
+    result. None when written, else why not (a redelivered job finds it recorded already)."""
+    if run.status == RunStatus.COMPLETED:
+        return "the run's outcome was already recorded"
+    transition(run, RunStatus.COMPLETED, actor=actor, changes={"result": result, "finished_at": timezone.now()})
+    return None
+
+
+def run_mark_failed(*, run: Run, actor: str, reason: str) -> None:
+    """Inside the caller's transaction, the run locked: an unfinished run fails with the reason."""
+    if run.status in (RunStatus.QUEUED, RunStatus.PROCESSING):
+        transition(
+            run,
+            RunStatus.FAILED,
+            actor=actor,
+            reason=reason,
+            changes={"error": reason, "finished_at": timezone.now()},
+        )
+
+
+def run_requeue(*, run: Run, actor: str, reason: str) -> None:
+    """Inside the caller's transaction, the run locked: a failed run waits again (staff replay)."""
+    if run.status == RunStatus.FAILED:
+        transition(run, RunStatus.QUEUED, actor=actor, reason=reason, changes={"error": "", "finished_at": None})
