@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 from attempts.cache import attempt_cache_diff
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
+    attempt_draft_get_for_user,
+    attempt_draft_saved_payload,
     attempt_get_for_user,
     attempt_list_for_user,
     attempt_payloads,
@@ -26,7 +28,7 @@ from attempts.selectors.payloads import attempt_payload, practice_request_payloa
 from attempts.selectors.questions import question_get, question_list
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
 from attempts.services.accounts import token_obtain, user_register
-from attempts.services.attempts import attempt_create, submission_create
+from attempts.services.attempts import attempt_create, attempt_draft_save, submission_create
 from attempts.services.idempotency import (
     StoredResponse,
     idempotency_key_validate,
@@ -381,3 +383,28 @@ class RunDetailApi(APIView):
     @extend_schema(responses={200: RUN_SCHEMA})
     def get(self, request, run_id: int):
         return Response(run_payload(run_get_for_user(user=request.user, run_id=run_id)))
+
+
+class AttemptDraftApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "Draft", {"answer": serializers.CharField(), "saved_at": serializers.DateTimeField(allow_null=True)}
+            )
+        }
+    )
+    def get(self, request, attempt_id: int):
+        return Response(attempt_draft_get_for_user(user=request.user, attempt_id=attempt_id))
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: inline_serializer("DraftSaved", {"saved_at": serializers.DateTimeField(allow_null=True)})},
+    )
+    def put(self, request, attempt_id: int):
+        serializer = self.InputSerializer(data=_json_object(request))
+        serializer.is_valid(raise_exception=True)
+        attempt = attempt_draft_save(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
+        return Response(attempt_draft_saved_payload(attempt))

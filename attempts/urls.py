@@ -17,6 +17,7 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_view(), name="api-attempt"),
     path("attempts/<int:attempt_id>/submissions/", apis.SubmissionListCreateApi.as_view(), name="api-submissions"),
     path("attempts/<int:attempt_id>/runs/", apis.RunCreateApi.as_view(), name="api-runs"),
+    path("attempts/<int:attempt_id>/draft/", apis.AttemptDraftApi.as_view(), name="api-attempt-draft"),
     path("ops/attempts/<int:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
     path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
     path("runs/<int:run_id>/", apis.RunDetailApi.as_view(), name="api-run"),

@@ -63,3 +63,19 @@ def practice_request_get_for_user(*, user, practice_request_id: int) -> Practice
     if request is None:
         raise NotFound(f"There is no practice request {practice_request_id}.")
     return request
+
+
+def _saved_at(attempt: Attempt) -> str | None:
+    return attempt.draft_saved_at.isoformat() if attempt.draft_saved_at else None
+
+
+def attempt_draft_get_for_user(*, user, attempt_id: int) -> dict[str, Any]:
+    """The answer this user was typing for the attempt: "" and no time when there is none."""
+    attempt = Attempt.objects.filter(pk=attempt_id, user=user).only("draft", "draft_saved_at").first()
+    if attempt is None:
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    return {"answer": attempt.draft, "saved_at": _saved_at(attempt)}
+
+
+def attempt_draft_saved_payload(attempt: Attempt) -> dict[str, Any]:
+    return {"saved_at": _saved_at(attempt)}

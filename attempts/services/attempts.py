@@ -1,4 +1,5 @@
-"""Writes of attempts and submissions: create, submit, and what the evaluation records."""
+"""Writes of attempts and submissions: create, submit, what the evaluation records, and the
+draft being typed."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from attempts.models import (
     Attempt,
@@ -33,17 +35,37 @@ def attempt_create(*, user, question_id: int) -> Attempt:
     return Attempt.objects.create(user=user, question=question)
 
 
-def answer_validate(answer: Any) -> str:
+def answer_size_check(answer: Any) -> str:
+    """A string within the answer limit (64 KiB of UTF-8), empty or not."""
     if not isinstance(answer, str):
         raise InvalidInput("answer must be a string.", field="answer")
-    if not answer.strip():
-        raise InvalidInput("answer must not be empty.", field="answer")
     if len(answer.encode()) > settings.ANSWER_MAX_BYTES:
         raise AnswerTooLarge(
             f"The answer is {len(answer.encode())} bytes; the limit is {settings.ANSWER_MAX_BYTES} bytes (64 KiB).",
             limit=settings.ANSWER_MAX_BYTES,
         )
     return answer
+
+
+def answer_validate(answer: Any) -> str:
+    answer_size_check(answer)
+    if not answer.strip():
+        raise InvalidInput("answer must not be empty.", field="answer")
+    return answer
+
+
+def attempt_draft_save(*, user, attempt_id: int, answer: str) -> Attempt:
+    """Keep the answer being typed; an empty one clears the draft. Not a state change: the
+    version, status and cached copy stay as they are, and only the draft's columns are written,
+    so a save racing a submit or an evaluation overwrites nothing of theirs."""
+    answer_size_check(answer)
+    attempt = Attempt.objects.filter(pk=attempt_id, user=user).defer("draft").first()
+    if attempt is None:
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    attempt.draft = answer
+    attempt.draft_saved_at = timezone.now() if answer else None
+    attempt.save(update_fields=["draft", "draft_saved_at"])
+    return attempt
 
 
 def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str = "") -> Submission:
