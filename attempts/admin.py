@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, StateChange, Submission
+from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, Run, StateChange, Submission
 
 
 @admin.register(Question)
@@ -16,7 +16,7 @@ class AttemptAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("id", "user__username")
     raw_id_fields = ("user", "question", "latest_submission", "scored_submission")
-    readonly_fields = ("status", "version", "latest_submission", "scored_submission")
+    readonly_fields = ("status", "version", "latest_submission", "scored_submission", "draft", "draft_saved_at")
 
 
 @admin.register(Submission)
@@ -25,6 +25,16 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     raw_id_fields = ("attempt",)
     readonly_fields = ("attempt", "answer", "status", "idempotency_key")
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ("id", "user", "attempt_id", "language", "status", "created_at", "finished_at")
+    list_filter = ("status", "language")
+    search_fields = ("id", "user__username")
+    raw_id_fields = ("user", "attempt")
+    # The record of what ran: its state moves only through the run job.
+    readonly_fields = ("user", "attempt", "answer", "language", "inputs", "status", "result", "error", "finished_at")
 
 
 @admin.register(StateChange)

@@ -85,7 +85,9 @@ class Worker:
         self.kill(signal.SIGKILL)
 
 
-def start_worker(tmp_path: Path, *, concurrency: int = 2, queues: str = "evaluate,generate,ops", **env: str) -> Worker:
+def start_worker(
+    tmp_path: Path, *, concurrency: int = 2, queues: str = "evaluate,generate,run,ops", **env: str
+) -> Worker:
     name = f"w{uuid.uuid4().hex[:8]}"
     log = tmp_path / f"{name}.log"
     ready = tmp_path / f"{name}.ready"

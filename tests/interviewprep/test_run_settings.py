@@ -3,6 +3,8 @@
 import pytest
 
 from interviewprep.config import ConfigError, load
+from interviewprep.run import parse_procfile
+from tests.processes import ROOT
 
 pytestmark = pytest.mark.nodb
 
@@ -27,3 +29,26 @@ def test_run_rate_and_limit_are_read_from_the_environment():
 def test_a_malformed_run_setting_names_itself(name, value):
     with pytest.raises(ConfigError, match=name):
         load({name: value})
+
+
+UNSHARED = ("--queues", "--concurrency", "--hostname")
+
+
+def _flag(command: str, name: str) -> str:
+    words = command.split()
+    return words[words.index(name) + 1]
+
+
+def _shared(command: str) -> list[str]:
+    """The command without the flags each worker sets for itself."""
+    words = command.split()
+    own = {i for name in UNSHARED for i in (words.index(name), words.index(name) + 1)}
+    return [word for i, word in enumerate(words) if i not in own]
+
+
+def test_runs_have_a_worker_of_their_own_with_the_evaluate_workers_flags():
+    commands = {entry.name: entry.command for entry in parse_procfile(ROOT / "Procfile")}
+    run, evaluate = commands["worker-run"], commands["worker"]
+    assert [_flag(run, name) for name in UNSHARED] == ["run", "2", "run@%h"]
+    assert "run" not in _flag(evaluate, "--queues").split(",")
+    assert _shared(run) == _shared(evaluate)
