@@ -310,3 +310,23 @@ def test_unauthenticated_run_is_401():
     attempt = coding_attempt()
     assert post_run(APIClient(), attempt.pk).status_code == 401
     assert APIClient().get(f"/api/v1/runs/{uuid.uuid4().int % 1000 + 1}/").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_inputs_the_runner_refuses_fail_the_run_with_its_message_and_no_dead_letter():
+    from django.db import transaction
+
+    from evaluation.jobs import job_enqueue
+
+    attempt = coding_attempt()
+    # Past the service's shape check (the runner checks more than the shape).
+    with transaction.atomic():
+        run = Run.objects.create(user=attempt.user, attempt=attempt, answer=ANSWER, inputs=[[1, 2]] * 11)
+        job = job_enqueue(kind="run", subject_id=run.pk)
+    assert job_run(job_id=job.pk, worker="test") == "succeeded"
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert "inputs" in run.error
+    assert run.result is None and run.finished_at is not None
+    assert not DeadLetter.objects.exists()
+    assert EvaluationJob.objects.get(pk=job.pk).status == JobStatus.SUCCEEDED
