@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.response import Response
@@ -350,6 +350,7 @@ class RunCreateApi(APIView):
     throttle_scope = "run"
     throttle_classes = [RunThrottle]
 
+    @extend_schema_serializer(component_name="RunInput")
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
         # The service names what is accepted; here only the types.
@@ -386,6 +387,7 @@ class RunDetailApi(APIView):
 
 
 class AttemptDraftApi(APIView):
+    @extend_schema_serializer(component_name="DraftInput")
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
 
