@@ -80,6 +80,17 @@ CHECKS: list[tuple[str, str, str]] = [
         """,
     ),
     (
+        "run_has_job",
+        "every committed run has a run job",
+        """
+        SELECT r.id AS run_id, r.attempt_id
+        FROM attempts_run r
+        WHERE NOT EXISTS (
+            SELECT 1 FROM evaluation_evaluationjob j WHERE j.kind = 'run' AND j.subject_id = r.id
+        )
+        """,
+    ),
+    (
         "no_running_job_without_heartbeat",
         "no job is running with a heartbeat older than the sweeper's threshold",
         """

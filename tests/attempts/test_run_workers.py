@@ -30,7 +30,7 @@ def run_and_wait(client, attempt_id: int, body: dict) -> dict:
     return wait_for(finished, timeout=60, interval=0.1, message=f"run {run_id} to finish")
 
 
-def test_a_run_worker_runs_the_visible_examples_and_custom_inputs(workers, api_client_for):
+def test_a_run_worker_runs_the_visible_examples_and_custom_inputs(workers, api_client_for, assert_invariants):
     if not sandbox_runs_code():
         pytest.skip("the code sandbox refuses to run code on this machine")
     workers(queues="run")
@@ -62,6 +62,7 @@ def test_a_run_worker_runs_the_visible_examples_and_custom_inputs(workers, api_c
 
     assert Attempt.objects.filter(pk=attempt.pk).values().get() == before
     assert not Submission.objects.exists()
+    assert_invariants()
 
 
 def test_a_run_is_served_while_many_evaluations_wait(workers, api_client_for):

@@ -330,3 +330,14 @@ def test_inputs_the_runner_refuses_fail_the_run_with_its_message_and_no_dead_let
     assert run.result is None and run.finished_at is not None
     assert not DeadLetter.objects.exists()
     assert EvaluationJob.objects.get(pk=job.pk).status == JobStatus.SUCCEEDED
+
+
+def test_a_run_without_its_job_breaks_an_invariant(api_client_for, assert_invariants):
+    from attempts.services.invariants import invariants_check
+
+    attempt = coding_attempt()
+    post_run(api_client_for(attempt.user), attempt.pk)
+    assert_invariants()
+    orphan = Run.objects.create(user=attempt.user, attempt=attempt, answer=ANSWER)
+    violations = {v.check: v.rows for v in invariants_check()}
+    assert violations["run_has_job"] == [{"run_id": orphan.pk, "attempt_id": attempt.pk}]
