@@ -173,16 +173,18 @@ def _validated_spec(spec: dict[str, Any]) -> _Spec:
     return _Spec(function, cases, compare, float(time_limit), memory)
 
 
-def _json_text(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+def _shown(*values: Any) -> str:
+    text = ", ".join(json.dumps(value, ensure_ascii=False) for value in values)
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
 def _row(
-    case: _Case, result: TestRun | None, compare: str, *, outcome: str = "", time_ms: float = 0.0
+    case: _Case, result: TestRun | None, compare: str, *, unreported: str = "not_run", time_ms: float = 0.0
 ) -> dict[str, Any]:
-    """One test's row. The only place that decides what a row shows: a hidden one carries
-    nothing of what the test held or what the answer printed, raised or returned."""
+    """One test's row (`unreported`: its outcome when it sent no result). The only place that
+    decides what a row shows: a hidden one carries nothing of what the test held or of what
+    the answer printed, raised or returned."""
+    outcome = unreported
     if result is not None:
         time_ms = result.time_ms
         outcome = STATUS_OUTCOMES.get(result.status, "ran")
@@ -193,9 +195,9 @@ def _row(
         return row
     returned = result is not None and result.status == "ok"
     return row | {
-        "input": ", ".join(_json_text(arg) for arg in case.args)[: VALUE_CHARS + 1],
-        "expected": _json_text(case.expected) if case.judged else None,
-        "got": _json_text(result.value) if returned else None,
+        "input": _shown(*case.args),
+        "expected": _shown(case.expected) if case.judged else None,
+        "got": _shown(result.value) if returned else None,
         "stdout": result.output[:EXCERPT_CHARS] if result is not None else "",
         "error": result.message[:EXCERPT_CHARS] if result is not None and result.message else None,
     }
@@ -226,7 +228,7 @@ def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec) -> _Ran:
         stopped = {"test": None, "reason": STOP_REASONS.get(run.ended, "crashed"), "not_run": len(run.tests)}
     for position, (case, result) in enumerate(zip(ordered, run.tests, strict=True)):
         if result is not None or stopped is not None:
-            rows.append(_row(case, result, spec.compare, outcome="not_run"))
+            rows.append(_row(case, result, spec.compare))
             continue
         # The first test that never reported is the one the run's end stopped.
         reason = STOP_REASONS.get(run.ended, "crashed")
@@ -235,7 +237,9 @@ def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec) -> _Ran:
         if reason == "timeout":  # it used what the earlier tests left of the run's budget
             budget = spec.time_limit_s if run.ended == "cpu" else run.wall_s
             spent = max(0.0, budget * 1000 - sum(row["time_ms"] for row in rows))
-        rows.append(_row(case, None, spec.compare, outcome="error" if reason == "crashed" else reason, time_ms=spent))
+        rows.append(
+            _row(case, None, spec.compare, unreported="error" if reason == "crashed" else reason, time_ms=spent)
+        )
     return _Ran(None, stopped, rows, run.ended)
 
 
