@@ -96,8 +96,8 @@ def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err:
     names: set[str] = set()
     for index, test in enumerate(tests):
         where = f"evaluation_spec.tests[{index}]"
-        if not isinstance(test, Mapping) or set(test) - {"name", "args", "expected"}:
-            err(where, "must be a mapping with only 'name', 'args' and 'expected'")
+        if not isinstance(test, Mapping) or set(test) - {"name", "args", "expected", "visible"}:
+            err(where, "must be a mapping with only 'name', 'args', 'expected' and 'visible'")
         if not isinstance(test.get("name"), str) or not test["name"]:
             err(f"{where}.name", "must be a non-empty string")
         if test["name"] in names:
@@ -109,6 +109,11 @@ def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err:
             err(f"{where}.expected", "is missing")
         if not _is_json_value(test["args"]) or not _is_json_value(test["expected"]):
             err(where, "args and expected must be plain JSON values")
+        if not isinstance(test.get("visible", False), bool):
+            err(f"{where}.visible", "must be true or false")
+    # The candidate sees the visible tests in full; the examples shown must be among them.
+    if not any(test.get("visible") for test in tests):
+        err("evaluation_spec.tests", "at least one test must be visible (the ones the examples show)")
     compare = spec.get("compare", "exact")
     if compare not in COMPARE_MODES:
         err("evaluation_spec.compare", f"must be one of {sorted(COMPARE_MODES)}, not {compare!r}")

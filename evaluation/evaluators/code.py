@@ -1,13 +1,14 @@
-"""Runs a coding answer against the question's hidden tests in the sandbox and scores it.
+"""Runs a coding answer against the question's tests in the sandbox, judges it, and says why.
 
 The question's `evaluation_spec` for a coding question:
 
     {"function": "two_sum",          # the name the candidate defines at top level
      "tests": [                      # at least one; names should be unique
-        {"name": "basic", "args": [[2, 7, 11, 15], 9], "expected": [0, 1]},
-        ...],                        # JSON values; `args` lists the positional arguments
+        {"name": "basic", "args": [[2, 7, 11, 15], 9], "expected": [0, 1], "visible": true},
+        ...],                        # JSON values; `args` lists the positional arguments;
+                                     # `visible` (default false): shown to the candidate
      "compare": "exact",             # optional: "exact" (default), "unordered", "float"
-     "time_limit_s": 2.0,            # optional: CPU seconds for the whole submission (<= 30)
+     "time_limit_s": 2.0,            # optional: CPU seconds for the whole run (<= 30)
      "memory_limit_mb": 256}         # optional: 16..2048, default 256
 
 Comparison: "exact" is JSON equality (2 == 2.0, but true is not 1); "unordered" compares
@@ -15,15 +16,22 @@ the top-level lists as multisets (elements themselves exactly); "float" is exact
 numbers anywhere inside match within an absolute tolerance of 1e-6. Tuples and sets the
 answer returns arrive as lists (sets sorted).
 
-Only the tests' arguments enter the sandbox; expected values stay here and are compared
-here. `details` carries each test's name, status, time and a capped excerpt of what the
-answer printed or raised, never arguments, expected or returned values.
+Two entry points share one path (`_run_cases`: one harness call, one rule per row):
+`CodeRunnerEvaluator.evaluate` scores a submission on every test, and `code_run` runs the
+shown tests, or the candidate's own inputs, for the Run button and scores nothing.
+
+A shown test's row has its input, expected value, what came back, what was printed and the
+error; a hidden test's row only its name, outcome and time. Expected values never enter the
+sandbox, and hidden arguments enter it only once every shown test has reported, so nothing
+shown can hold them (docs/sandbox.md).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from evaluation.evaluators.base import (
@@ -31,32 +39,32 @@ from evaluation.evaluators.base import (
     EvaluationRequest,
     PermanentEvaluationError,
 )
-from evaluation.sandbox import HarnessRun, TestRun, run_harness
+from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
+from evaluation.sandbox.runner import wall_limit_for
 from interviewprep.errors import InvalidInput
+
+logger = logging.getLogger(__name__)
 
 MAX_SCORE = 100.0
 DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_LIMIT_MB = 256
 MAX_ANSWER_CHARS = 256 * 1024
 EXCERPT_CHARS = 1024
+VALUE_CHARS = 2048  # input, expected and got as shown; longer ones are cut and end with "…"
 FLOAT_TOLERANCE = 1e-6
 COMPARES = ("exact", "unordered", "float")
-STATUS_WORDS = {
-    "passed": "passed",
-    "wrong_answer": "wrong answer",
-    "runtime_error": "runtime error",
-    "time_limit": "time limit",
-    "memory_limit": "memory limit",
+MAX_INPUTS = 10
+MAX_INPUTS_BYTES = 64 * 1024
+MAX_INPUT_DEPTH = 32
+OUTCOME_WORDS = {
+    "failed": "wrong answer",
+    "error": "error",
+    "timeout": "time limit",
+    "memory": "memory limit",
     "output_limit": "output limit",
 }
-ENDED_STATUS = {
-    "cpu": ("time_limit", "CPU time limit exceeded"),
-    "wall": ("time_limit", "wall-clock limit exceeded (sleeping or blocked?)"),
-    "memory": ("memory_limit", "memory limit exceeded"),
-    "output": ("output_limit", "too much output"),
-    "crashed": ("runtime_error", "the process died"),
-    "completed": ("runtime_error", "the test did not report a result"),
-}
+STOP_REASONS = {"cpu": "timeout", "wall": "timeout", "memory": "memory", "output": "output_limit"}
+STATUS_OUTCOMES = {"error": "error", "badvalue": "error", "memory": "memory", "output": "output_limit"}
 
 
 def _equal(actual: Any, expected: Any, *, tolerance: float | None) -> bool:
@@ -106,12 +114,33 @@ def answer_matches(actual: Any, expected: Any, compare: str) -> bool:
     return _equal(actual, expected, tolerance=None)
 
 
-def _excerpt(*parts: str | None) -> str:
-    text = "\n".join(p for p in parts if p)
-    return text[:EXCERPT_CHARS]
+@dataclass(frozen=True)
+class _Case:
+    name: str
+    args: list[Any]
+    visible: bool
+    expected: Any = None
+    judged: bool = True  # False for the candidate's own inputs: nothing to compare with
 
 
-def _validated_spec(spec: dict[str, Any]) -> tuple[str, list[dict[str, Any]], str, float, int]:
+@dataclass(frozen=True)
+class _Spec:
+    function: str
+    cases: list[_Case]
+    compare: str
+    time_limit_s: float
+    memory_limit_mb: int
+
+
+@dataclass(frozen=True)
+class _Ran:
+    load_error: dict[str, Any] | None
+    stopped: dict[str, Any] | None
+    rows: list[dict[str, Any]]  # in the order the tests ran: shown ones first
+    ended: str = "completed"
+
+
+def _validated_spec(spec: dict[str, Any]) -> _Spec:
     function = spec.get("function")
     if not isinstance(function, str) or not function.isidentifier():
         raise PermanentEvaluationError("evaluation_spec.function must name a Python function")
@@ -124,9 +153,10 @@ def _validated_spec(spec: dict[str, Any]) -> tuple[str, list[dict[str, Any]], st
             or not isinstance(test.get("name"), str)
             or not isinstance(test.get("args"), list)
             or "expected" not in test
+            or not isinstance(test.get("visible", False), bool)
         ):
             raise PermanentEvaluationError(
-                f"evaluation_spec.tests[{position}] needs a name, a list of args and expected"
+                f"evaluation_spec.tests[{position}] needs a name, a list of args, expected and a boolean visible"
             )
     compare = spec.get("compare", "exact")
     if compare not in COMPARES:
@@ -139,156 +169,225 @@ def _validated_spec(spec: dict[str, Any]) -> tuple[str, list[dict[str, Any]], st
     memory = spec.get("memory_limit_mb", DEFAULT_MEMORY_LIMIT_MB)
     if isinstance(memory, bool) or not isinstance(memory, int) or not 16 <= memory <= 2048:
         raise PermanentEvaluationError("evaluation_spec.memory_limit_mb must be an int in 16..2048")
-    return function, tests, compare, float(time_limit), memory
+    cases = [_Case(t["name"], t["args"], t.get("visible", False), t["expected"]) for t in tests]
+    return _Spec(function, cases, compare, float(time_limit), memory)
 
 
-def _judge(test: dict[str, Any], result: TestRun, compare: str) -> tuple[str, str]:
-    if result.status == "ok":
-        if answer_matches(result.value, test["expected"], compare):
-            return "passed", result.output
-        return "wrong_answer", result.output
-    if result.status == "badvalue":
-        return "wrong_answer", _excerpt(result.output, result.message)
-    if result.status == "memory":
-        return "memory_limit", _excerpt(result.output, "MemoryError: memory limit exceeded")
-    if result.status == "output":
-        return "output_limit", _excerpt(result.output, result.message or "printed more than the output limit")
-    return "runtime_error", _excerpt(result.output, result.message)
+def _shown(*values: Any) -> str:
+    text = ", ".join(json.dumps(value, ensure_ascii=False) for value in values)
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def _row(
+    case: _Case, result: TestRun | None, compare: str, *, unreported: str = "not_run", time_ms: float = 0.0
+) -> dict[str, Any]:
+    """One test's row (`unreported`: its outcome when it sent no result). The only place that
+    decides what a row shows: a hidden one carries nothing of what the test held or of what
+    the answer printed, raised or returned."""
+    outcome = unreported
+    if result is not None:
+        time_ms = result.time_ms
+        outcome = STATUS_OUTCOMES.get(result.status, "ran")
+        if outcome == "ran" and case.judged:
+            outcome = "passed" if answer_matches(result.value, case.expected, compare) else "failed"
+    row: dict[str, Any] = {"name": case.name, "visible": case.visible, "outcome": outcome, "time_ms": round(time_ms, 2)}
+    if not case.visible:
+        return row
+    returned = result is not None and result.status == "ok"
+    return row | {
+        "input": _shown(*case.args),
+        "expected": _shown(case.expected) if case.judged else None,
+        "got": _shown(result.value) if returned else None,
+        "stdout": result.output[:EXCERPT_CHARS] if result is not None else "",
+        "error": result.message[:EXCERPT_CHARS] if result is not None and result.message else None,
+    }
+
+
+def _load_error(error: LoadError) -> dict[str, Any]:
+    return {"kind": error.kind, "message": error.message, "line": error.line, "column": error.column}
+
+
+def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec) -> _Ran:
+    """Run `cases` in one sandboxed process, shown ones first, and build every row."""
+    ordered = [case for case in cases if case.visible] + [case for case in cases if not case.visible]
+    shown = sum(1 for case in cases if case.visible)
+    run: HarnessRun = run_harness(
+        code=answer,
+        function=spec.function,
+        tests_args=[case.args for case in ordered[:shown]],
+        hidden_args=[case.args for case in ordered[shown:]],
+        cpu_limit_s=spec.time_limit_s,
+        memory_limit_mb=spec.memory_limit_mb,
+    )
+    logger.debug("code run: mode %s, ended %s, %.3f s CPU", run.mode, run.ended, run.cpu_s)
+    if run.load_error is not None:
+        return _Ran(_load_error(run.load_error), None, [], run.ended)
+    rows: list[dict[str, Any]] = []
+    stopped: dict[str, Any] | None = None
+    if not run.loaded and run.tests:  # stopped before any test began, in the answer's top level
+        stopped = {"test": None, "reason": STOP_REASONS.get(run.ended, "crashed"), "not_run": len(run.tests)}
+    for position, (case, result) in enumerate(zip(ordered, run.tests, strict=True)):
+        if result is not None or stopped is not None:
+            rows.append(_row(case, result, spec.compare))
+            continue
+        # The first test that never reported is the one the run's end stopped.
+        reason = STOP_REASONS.get(run.ended, "crashed")
+        stopped = {"test": case.name, "reason": reason, "not_run": run.tests[position + 1 :].count(None)}
+        spent = 0.0
+        if reason == "timeout":  # it used what the earlier tests left of the run's budget
+            budget = spec.time_limit_s if run.ended == "cpu" else run.wall_s
+            spent = max(0.0, budget * 1000 - sum(row["time_ms"] for row in rows))
+        rows.append(
+            _row(case, None, spec.compare, unreported="error" if reason == "crashed" else reason, time_ms=spent)
+        )
+    return _Ran(None, stopped, rows, run.ended)
+
+
+def _place(error: dict[str, Any]) -> str:
+    if error["line"] is None:
+        return ""
+    return f"line {error['line']}" + (f", column {error['column']}" if error["column"] else "") + ": "
+
+
+def _load_feedback(error: dict[str, Any], function: str) -> str:
+    message = error["message"].rstrip(".")
+    if error["kind"] == "compile":
+        return f"Your code does not compile: {_place(error)}{message}. No tests ran."
+    if error["kind"] == "missing":
+        return f"Your code does not define a function named {function}. No tests ran."
+    if error["kind"] == "output":
+        return "Your code printed too much while loading. No tests ran."
+    return f"Your code raised an error while loading: {_place(error)}{message}. No tests ran."
+
+
+def _stop_feedback(ran: _Ran, spec: _Spec) -> str:
+    assert ran.stopped is not None
+    test = f"test `{ran.stopped['test']}`" if ran.stopped["test"] else "your code's top level"
+    if ran.ended == "cpu":
+        what = f"Time limit: {test} was still running when the {spec.time_limit_s:g} s of CPU for the whole run ran out"
+    elif ran.ended == "wall":
+        wall = f"{wall_limit_for(spec.time_limit_s):g} s of wall-clock time"
+        what = f"Time limit: {test} was still running (sleeping or waiting?) when the {wall} for the whole run ran out"
+    elif ran.ended == "memory":
+        what = f"Memory limit: {test} needed more than the {spec.memory_limit_mb} MiB allowed"
+    elif ran.ended == "output":
+        what = f"Output limit: {test} wrote more output than allowed"
+    else:
+        what = f"Crash: the process running {test} died"
+    not_run = ran.stopped["not_run"]
+    if ran.stopped["test"] is None:
+        return what + "; no tests ran."
+    if not_run == 0:
+        return what + "."
+    return what + (
+        "; the test after it did not run." if not_run == 1 else f"; the {not_run} tests after it did not run."
+    )
+
+
+def _feedback(ran: _Ran, spec: _Spec, passed: int) -> str:
+    if ran.load_error is not None:
+        return _load_feedback(ran.load_error, spec.function)
+    stopped = ran.stopped["test"] if ran.stopped else None
+    failing = [r for r in ran.rows if r["outcome"] in OUTCOME_WORDS and r["name"] != stopped]
+    text = f"{passed} of {len(spec.cases)} tests passed"
+    if failing:
+        named = ", ".join(f"{r['name']} ({OUTCOME_WORDS[r['outcome']]})" for r in failing[:3])
+        text += f"; failing: {named}" + (f" and {len(failing) - 3} more" if len(failing) > 3 else "")
+    return text + "." + (" " + _stop_feedback(ran, spec) if ran.stopped else "")
 
 
 class CodeRunnerEvaluator:
     name: ClassVar[str] = "code"
 
     def evaluate(self, request: EvaluationRequest) -> EvaluationOutcome:
-        function, tests, compare, time_limit, memory = _validated_spec(request.spec)
+        spec = _validated_spec(request.spec)
         answer = request.answer if isinstance(request.answer, str) else ""
         if len(answer) > MAX_ANSWER_CHARS:
-            return self._not_run(tests, f"Your answer is longer than {MAX_ANSWER_CHARS} characters.")
-        run = run_harness(
-            code=answer,
-            function=function,
-            tests_args=[test["args"] for test in tests],
-            cpu_limit_s=time_limit,
-            memory_limit_mb=memory,
-        )
-        if run.load_error is not None:
-            return self._load_failed(run, tests, function)
-        return self._scored(run, tests, compare, time_limit)
-
-    def _scored(
-        self, run: HarnessRun, tests: list[dict[str, Any]], compare: str, time_limit: float
-    ) -> EvaluationOutcome:
-        rows: list[dict[str, Any]] = []
-        first_missing = True
-        fallback_status, fallback_reason = ENDED_STATUS.get(run.ended, ENDED_STATUS["crashed"])
-        for test, result in zip(tests, run.tests, strict=True):
-            if result is not None:
-                status, output = _judge(test, result, compare)
-                rows.append(_row(test, status, result.time_ms, output))
-                continue
-            if first_missing:
-                spent = time_limit * 1000 if fallback_status == "time_limit" else 0.0
-                rows.append(_row(test, fallback_status, spent, fallback_reason))
-                first_missing = False
-            else:
-                rows.append(_row(test, fallback_status, 0.0, f"not run: {fallback_reason}"))
-        return _outcome(run.mode, rows)
-
-    def _load_failed(self, run: HarnessRun, tests: list[dict[str, Any]], function: str) -> EvaluationOutcome:
-        assert run.load_error is not None
-        kind, message = run.load_error
-        if kind == "syntax":
-            summary = f"Your code does not compile ({message}); no tests ran."
-        elif kind == "missing":
-            summary = f"Your code does not define a function named {function}; no tests ran."
-        elif kind == "output":
-            summary = "Your code printed too much while loading; no tests ran."
+            too_long = f"the answer is longer than {MAX_ANSWER_CHARS} characters"
+            ran = _Ran({"kind": "compile", "message": too_long, "line": None, "column": None}, None, [])
         else:
-            summary = f"Your code raised an error while loading ({message}); no tests ran."
-        outcome = self._not_run(tests, summary, mode=run.mode)
-        outcome.details["output"] = _excerpt(run.load_output, message)
-        return outcome
-
-    def _not_run(self, tests: list[dict[str, Any]], summary: str, *, mode: str | None = None) -> EvaluationOutcome:
-        rows = [_row(test, "runtime_error", 0.0, "not run") for test in tests]
-        outcome = _outcome(mode or "not started", rows)
-        outcome.feedback = summary
-        return outcome
-
-
-def _row(test: dict[str, Any], status: str, time_ms: float, output: str) -> dict[str, Any]:
-    return {
-        "name": test["name"],
-        "status": status,
-        "time_ms": round(time_ms, 1),
-        "output": output[:EXCERPT_CHARS],
-    }
+            ran = _run_cases(spec.cases, answer=answer, spec=spec)
+        passed = sum(1 for row in ran.rows if row["outcome"] == "passed")
+        total = len(spec.cases)
+        return EvaluationOutcome(
+            score=round(MAX_SCORE * passed / total, 1),
+            max_score=MAX_SCORE,
+            feedback=_feedback(ran, spec, passed),
+            details={
+                "passed": passed,
+                "total": total,
+                "load_error": ran.load_error,
+                "stopped": ran.stopped,
+                "tests": ran.rows,
+            },
+        )
 
 
-def _outcome(mode: str, rows: list[dict[str, Any]]) -> EvaluationOutcome:
-    passed = sum(1 for row in rows if row["status"] == "passed")
-    total = len(rows)
-    failing = [row for row in rows if row["status"] != "passed"]
-    feedback = f"{passed} of {total} tests passed"
-    if failing:
-        named = ", ".join(f"{r['name']} ({STATUS_WORDS[r['status']]})" for r in failing[:3])
-        more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
-        feedback += f"; failing: {named}{more}"
-    return EvaluationOutcome(
-        score=round(MAX_SCORE * passed / total, 1),
-        max_score=MAX_SCORE,
-        feedback=feedback + ".",
-        details={"mode": mode, "tests": rows, "passed": passed, "total": total},
-    )
+def _input_problem(value: Any, depth: int) -> str | None:
+    if depth > MAX_INPUT_DEPTH:
+        return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
+    if value is None or isinstance(value, str | bool | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "NaN and infinite numbers are not JSON"
+    if isinstance(value, list):
+        return next((p for item in value if (p := _input_problem(item, depth + 1))), None)
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return "object keys must be strings"
+        return next((p for item in value.values() if (p := _input_problem(item, depth + 1))), None)
+    return f"a {type(value).__name__} is not a JSON value"
 
 
-def code_run(*, spec: dict, answer: str, inputs: list[list] | None = None) -> dict:
-    """Run an answer against the spec's visible tests, or against `inputs` (argument lists),
-    without scoring it. Tests marked `"visible": true` run; a spec without marks runs its first
-    three. Returns plain data: `load_error`, `stopped` and one row per case that ran."""
-    function, tests, compare, time_limit, memory = _validated_spec(spec)
+def _validated_inputs(inputs: Any) -> list[list[Any]]:
+    def refuse(message: str) -> InvalidInput:
+        return InvalidInput(message, field="inputs")
+
+    if not isinstance(inputs, list) or not all(isinstance(case, list) for case in inputs):
+        raise refuse("inputs must be a list of cases, each a list of the function's arguments.")
+    if not inputs:
+        raise refuse("Give at least one input to run.")
+    if len(inputs) > MAX_INPUTS:
+        raise refuse(f"Give at most {MAX_INPUTS} inputs at a time, not {len(inputs)}.")
+    for number, case in enumerate(inputs, start=1):
+        problem = _input_problem(case, 0)
+        if problem:
+            raise refuse(f"Case {number} cannot be run: {problem}.")
+    try:
+        size = len(json.dumps(inputs, ensure_ascii=False).encode("utf-8"))
+    except ValueError:  # an integer too long to write out, or text that is not valid Unicode
+        raise refuse("inputs hold a number too long or text that is not valid Unicode.") from None
+    if size > MAX_INPUTS_BYTES:
+        raise refuse(f"inputs take {size} bytes as JSON; at most {MAX_INPUTS_BYTES} are allowed.")
+    return inputs
+
+
+def code_run(*, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None) -> dict[str, Any]:
+    """Run `answer` on the question's shown tests (`inputs` None) or on each of `inputs` (lists
+    of positional arguments, nothing to compare with), under the same sandbox and limits as a
+    submission. Hidden tests never run here and nothing is scored.
+
+    Raises InvalidInput for bad `inputs` or answer, PermanentEvaluationError for a bad spec or
+    a refused sandbox, TransientEvaluationError when the sandbox could not start.
+    """
+    parsed = _validated_spec(spec)
+    if not isinstance(answer, str):
+        raise InvalidInput("answer must be a string.", field="answer")
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise InvalidInput(f"The answer is longer than {MAX_ANSWER_CHARS} characters.", field="answer")
     if inputs is None:
-        cases = [t for t in tests if t.get("visible")] or tests[:3]
-    elif isinstance(inputs, list) and 0 < len(inputs) <= 10 and all(isinstance(a, list) for a in inputs):
-        cases = [{"name": f"input {n}", "args": args} for n, args in enumerate(inputs, 1)]
+        cases = [case for case in parsed.cases if case.visible]
+        if not cases:
+            raise InvalidInput("This question shows no examples to run; give your own inputs.", field="inputs")
     else:
-        raise InvalidInput("inputs must be a list of 1 to 10 argument lists.", field="inputs")
-    run = run_harness(
-        code=answer,
-        function=function,
-        tests_args=[case["args"] for case in cases],
-        cpu_limit_s=time_limit,
-        memory_limit_mb=memory,
-    )
-    if run.load_error is not None:
-        kind, message = run.load_error
-        load_error = {"kind": kind, "message": message, "line": None, "column": None}
-        return {"load_error": load_error, "stopped": None, "cases": []}
-    rows: list[dict[str, Any]] = []
-    stopped = None
-    for position, (case, result) in enumerate(zip(cases, run.tests, strict=True)):
-        row = {"name": case["name"], "input": case["args"], "expected": case.get("expected"), "got": None}
-        if result is None:
-            status, reason = ENDED_STATUS.get(run.ended, ENDED_STATUS["crashed"])
-            outcome = "timeout" if status == "time_limit" else "error"
-            rows.append({**row, "outcome": outcome, "stdout": "", "time_ms": 0.0, "error": reason})
-            stopped = {"test": case["name"], "reason": reason, "not_run": len(cases) - position - 1}
-            break
-        if result.status == "ok":
-            row["got"] = result.value
-            if "expected" not in case:
-                outcome = "ran"
-            else:
-                outcome = "passed" if answer_matches(result.value, case["expected"], compare) else "failed"
-        else:
-            outcome = "error"
-        rows.append(
-            {
-                **row,
-                "outcome": outcome,
-                "stdout": result.output[:EXCERPT_CHARS],
-                "time_ms": round(result.time_ms, 1),
-                "error": (result.message or "")[:EXCERPT_CHARS] or None,
-            }
-        )
-    return {"load_error": None, "stopped": stopped, "cases": rows}
+        cases = [
+            _Case(f"Case {number}", args, visible=True, judged=False)
+            for number, args in enumerate(_validated_inputs(inputs), start=1)
+        ]
+    ran = _run_cases(cases, answer=answer, spec=parsed)
+    keys = ("name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error")
+    return {
+        "load_error": ran.load_error,
+        "stopped": ran.stopped,
+        "cases": [{key: row[key] for key in keys} for row in ran.rows],
+    }

@@ -9,6 +9,6 @@ means candidate code is never run.
 """
 
 from evaluation.sandbox.modes import REFUSED, current_mode, forget_probe
-from evaluation.sandbox.runner import HarnessRun, TestRun, run_harness
+from evaluation.sandbox.runner import HarnessRun, LoadError, TestRun, run_harness
 
-__all__ = ["REFUSED", "HarnessRun", "TestRun", "current_mode", "forget_probe", "run_harness"]
+__all__ = ["REFUSED", "HarnessRun", "LoadError", "TestRun", "current_mode", "forget_probe", "run_harness"]

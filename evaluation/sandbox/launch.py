@@ -7,7 +7,9 @@ kept here, the whole process group is killed on expiry, and the process is reape
 
 The host writes no file for the box: the harness's compiled code, then the answer and the
 tests' arguments go through stdin, results come back on an inherited pipe, so there is no
-host path a planted symlink could redirect.
+host path a planted symlink could redirect. A second message (`later`) may follow on stdin,
+sent only once `release` has accepted an event the box reported; `RawRun.released_at` says
+how many events had arrived by then, which are the only ones that cannot depend on it.
 
 Per-run cost is kept down by doing once per worker what every box would repeat (compiling
 the harness, building the seccomp filter: see `_prepare.py`), and by dropping to the slot's
@@ -27,6 +29,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -92,6 +95,7 @@ class RawRun:
     stdout_head: bytes = b""
     stderr_head: bytes = b""
     result_bytes: int = 0
+    released_at: int | None = None  # events received before `later` was sent; None: never sent
     extra: dict[str, Any] = field(default_factory=dict)
 
     def event(self, name: str) -> dict[str, Any] | None:
@@ -232,9 +236,15 @@ def _sweep_uid(uid: int) -> None:
         pass
 
 
-def _parse_events(data: bytes) -> list[dict[str, Any]]:
+def framed(message: Any) -> bytes:
+    """A message for the harness's stdin: a 4-byte length, then marshal."""
+    data = marshal.dumps(message, MARSHAL_VERSION)
+    return len(data).to_bytes(4, "little") + data
+
+
+def _parse_events(data: bytes | bytearray) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
-    for line in data.split(b"\n"):
+    for line in bytes(data).split(b"\n"):
         if not line:
             continue
         try:
@@ -246,8 +256,21 @@ def _parse_events(data: bytes) -> list[dict[str, Any]]:
     return events
 
 
-def launch(layers: Layers, request: dict[str, Any], *, cpu_limit_s: float, memory_bytes: int, wall_s: float) -> RawRun:
-    """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start."""
+def launch(
+    layers: Layers,
+    request: dict[str, Any],
+    *,
+    cpu_limit_s: float,
+    memory_bytes: int,
+    wall_s: float,
+    later: Any = None,
+    release: Callable[[dict[str, Any]], bool] | None = None,
+) -> RawRun:
+    """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start.
+
+    With `later`, that second message is sent once `release` returns True for an event; the
+    box reads it when it is done with the first (`request["more"]` tells it one will come).
+    """
     as_root = os.geteuid() == 0
     if layers.uid and not as_root:
         raise TransientEvaluationError("the uid layer needs the worker to run as root")
@@ -268,12 +291,13 @@ def launch(layers: Layers, request: dict[str, Any], *, cpu_limit_s: float, memor
         # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
         "parent_pid": 0 if layers.bwrap else os.getpid(),
     }
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + marshal.dumps(payload, MARSHAL_VERSION)
+    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload)
+    second = (framed(later), release or (lambda event: False)) if later is not None else None
 
     with slot_held() as slot:
         uid = slot_uid(slot) if layers.uid else None
         try:
-            return _launch_in_slot(layers, bwrap, uid, blob, wall_s)
+            return _launch_in_slot(layers, bwrap, uid, blob, second, wall_s)
         finally:
             if uid is not None and not layers.bwrap:
                 # Without a pid namespace an escaped process would outlive the run; with
@@ -281,7 +305,14 @@ def launch(layers: Layers, request: dict[str, Any], *, cpu_limit_s: float, memor
                 _sweep_uid(uid)
 
 
-def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: bytes, wall_s: float) -> RawRun:
+def _launch_in_slot(
+    layers: Layers,
+    bwrap: str | None,
+    uid: int | None,
+    blob: bytes,
+    second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
+    wall_s: float,
+) -> RawRun:
     in_r, in_w = os.pipe2(os.O_CLOEXEC)
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
@@ -319,6 +350,9 @@ def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: by
     exited_at: float | None = None
     deadline = started + wall_s
     pending = memoryview(blob)
+    events: list[dict[str, Any]] = []
+    parsed = 0  # how much of the result stream is parsed into `events`
+    released_at: int | None = None
     selector = selectors.DefaultSelector()
     try:
         for fd in (in_w, out_r, err_r, res_r):
@@ -351,8 +385,9 @@ def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: by
                         pending = pending[:0]
                     if not pending and stdin_open:
                         selector.unregister(in_w)
-                        os.close(in_w)
-                        stdin_open = False
+                        if second is None or released_at is not None:
+                            os.close(in_w)
+                            stdin_open = False
                 else:
                     try:
                         chunk = os.read(fd, 1 << 16)
@@ -364,11 +399,26 @@ def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: by
                         continue
                     received[fd] += len(chunk)
                     keep = caps[fd] if fd == res_r else STREAM_KEEP
-                    if len(streams[fd]) < keep:
-                        streams[fd] += chunk[: keep - len(streams[fd])]
+                    kept = streams[fd]
+                    base = len(kept)
+                    if base < keep:
+                        kept += chunk[: keep - base]
                     if received[fd] > caps[fd] and killed is None:
                         killed = "output"
                         _kill_group(proc.pid)
+                    # Results are parsed as they arrive (only up to the newest newline in this
+                    # chunk, so a long line is scanned once) so `release` can see them.
+                    end = kept.rfind(b"\n", base) + 1 if fd == res_r else 0
+                    if end > parsed:
+                        new = _parse_events(kept[parsed:end])
+                        parsed = end
+                        events += new
+                        if second is not None and released_at is None and any(map(second[1], new)):
+                            released_at = len(events)
+                            if stdin_open and killed is None:
+                                if not pending:
+                                    selector.register(in_w, selectors.EVENT_WRITE)
+                                pending = memoryview(bytes(pending) + second[0])
         if exited_at is None:  # unreachable unless select misbehaves; never leave it running
             _kill_group(proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -387,8 +437,9 @@ def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: by
         exit_code, died_of = None, -proc.returncode
     elif bwrap is not None and proc.returncode > 128:
         exit_code, died_of = None, proc.returncode - 128  # bwrap reports its child's signal so
+    events += _parse_events(streams[res_r][parsed:])
     return RawRun(
-        events=_parse_events(bytes(streams[res_r])),
+        events=events,
         exit_code=exit_code,
         signal=died_of,
         cpu_s=usage.ru_utime + usage.ru_stime,
@@ -398,4 +449,5 @@ def _launch_in_slot(layers: Layers, bwrap: str | None, uid: int | None, blob: by
         stdout_head=bytes(streams[out_r]),
         stderr_head=bytes(streams[err_r]),
         result_bytes=received[res_r],
+        released_at=released_at,
     )

@@ -2,6 +2,10 @@
 
 The caller (the code evaluator) judges; this module only reports what each test returned or
 how it failed, and how the run as a whole ended.
+
+Hidden tests' arguments reach the box only after every other test has reported, and what
+the box says after that is reduced to each hidden test's status, value and time: nothing the
+answer printed, raised or forged once it could read them gets out (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import marshal
 import math
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,16 +31,24 @@ class TestRun:
     status: str  # ok, error, memory, output, badvalue
     value: Any
     time_ms: float
-    output: str
-    message: str | None
+    output: str  # always "" for a hidden test
+    message: str | None  # always None for a hidden test
+
+
+@dataclass(frozen=True)
+class LoadError:
+    kind: str  # compile, exception, missing, output
+    message: str
+    line: int | None  # in the answer's own text
+    column: int | None
 
 
 @dataclass(frozen=True)
 class HarnessRun:
     mode: str
-    load_error: tuple[str, str] | None  # (syntax | exception | missing | output, message)
-    load_output: str
-    tests: list[TestRun | None]  # None: the test never reported (see `ended`)
+    load_error: LoadError | None
+    loaded: bool  # the top level ran and defined the function: a stop after this hit a test
+    tests: list[TestRun | None]  # shown tests, then hidden ones; None: never reported (see `ended`)
     ended: str  # completed, cpu, wall, memory, output, crashed
     cpu_s: float
     wall_s: float
@@ -53,6 +65,41 @@ def wall_limit_for(cpu_limit_s: float) -> float:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _position(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _release_after(shown: int) -> Callable[[dict[str, Any]], bool]:
+    """True at the event after which every shown test has reported (or the answer loaded,
+    when none is shown): only then may the hidden tests' arguments enter the box."""
+    waiting = set(range(shown))
+
+    def ready(event: dict[str, Any]) -> bool:
+        index = event.get("i")
+        if event.get("e") == "test" and isinstance(index, int):
+            waiting.discard(index)
+            return not waiting
+        return event.get("e") == "loaded" and not waiting
+
+    return ready
+
+
+def _test_run(event: dict[str, Any], *, shown: bool) -> TestRun | None:
+    status = _text(event.get("s"))
+    if status not in ("ok", "error", "memory", "output", "badvalue"):
+        return None
+    if status == "ok" and "v" not in event:
+        status = "badvalue"
+    time_ms = event.get("t")
+    return TestRun(
+        status=status,
+        value=event.get("v"),
+        time_ms=float(time_ms) if isinstance(time_ms, int | float) and not isinstance(time_ms, bool) else 0.0,
+        output=_text(event.get("o")) if shown else "",
+        message=(_text(event.get("msg")) or None) if shown else None,
+    )
 
 
 def _ended(raw: RawRun, cpu_limit_s: float, memory_bytes: int, finished: bool) -> str:
@@ -86,13 +133,15 @@ def run_harness(
     tests_args: Sequence[Sequence[Any]],
     cpu_limit_s: float,
     memory_limit_mb: int,
+    hidden_args: Sequence[Sequence[Any]] = (),
     mode: str | None = None,
 ) -> HarnessRun:
     """Run every test of one submission in one sandboxed process.
 
-    `tests_args` holds each test's positional arguments (plain JSON data); expected values
-    are not taken, so they cannot reach the box. `mode` may force a weaker mode than the
-    probed one (tests use it); it can never add a layer the machine lacks.
+    `tests_args` holds each shown test's positional arguments (plain JSON data), `hidden_args`
+    the hidden ones', run after them and sent only once all of them have reported. Expected
+    values are not taken, so they cannot reach the box. `mode` may force a weaker mode than
+    the probed one (tests use it); it can never add a layer the machine lacks.
     """
     layers = layers_for(mode)
     if not 0 < cpu_limit_s <= MAX_CPU_LIMIT_S or not math.isfinite(cpu_limit_s):
@@ -100,59 +149,59 @@ def run_harness(
     memory_bytes = int(memory_limit_mb) << 20
     try:
         blobs = [marshal.dumps(list(args), MARSHAL_VERSION) for args in tests_args]
+        hidden = [marshal.dumps(list(args), MARSHAL_VERSION) for args in hidden_args]
     except ValueError as exc:
         raise PermanentEvaluationError(f"test arguments are not plain data: {exc}") from exc
-    request = {"probe": False, "code": code, "function": function, "tests": blobs}
+    request = {"probe": False, "code": code, "function": function, "tests": blobs, "more": len(hidden)}
     raw = launch(
         layers,
         request,
         cpu_limit_s=cpu_limit_s,
         memory_bytes=memory_bytes,
         wall_s=wall_limit_for(cpu_limit_s),
+        later=hidden if hidden else None,
+        release=_release_after(len(blobs)),
     )
 
-    setup_error = raw.event("setup_error")
-    if setup_error is not None or raw.event("ready") is None:
+    ready = next((n for n, event in enumerate(raw.events) if event["e"] == "ready"), None)
+    setup_error = next((e for e in raw.events[:ready] if e["e"] == "setup_error"), None)
+    if setup_error is not None or ready is None:
         # Nothing of the candidate's ran yet: this is the machine, not the answer.
         forget_probe()
         why = _text(setup_error.get("msg")) if setup_error else _diagnostic(raw)
         raise TransientEvaluationError(f"the sandbox ({layers.name}) did not start: {why}")
 
-    load_error: tuple[str, str] | None = None
-    load_output = ""
-    tests: list[TestRun | None] = [None] * len(blobs)
-    finished = False
-    for event in raw.events:
-        kind = event["e"]
-        if kind == "load_error" and load_error is None:
-            load_error = (_text(event.get("kind")) or "exception", _text(event.get("msg")))
-            load_output = _text(event.get("o"))
+    # Only what arrived before the hidden arguments were sent may be shown; after that only
+    # the hidden tests' own results and the end count.
+    shown_until = raw.released_at if raw.released_at is not None else len(raw.events)
+    load_error: LoadError | None = None
+    tests: list[TestRun | None] = [None] * (len(blobs) + len(hidden))
+    finished = loaded = False
+    for position, event in enumerate(raw.events[ready + 1 :], start=ready + 1):
+        kind, shown = event["e"], position < shown_until
+        if kind == "load_error" and shown and load_error is None and not any(tests):
+            load_error = LoadError(
+                kind=_text(event.get("kind")) or "exception",
+                message=_text(event.get("msg")),
+                line=_position(event.get("line")),
+                column=_position(event.get("col")),
+            )
             finished = True
         elif kind == "loaded":
-            load_output = _text(event.get("o"))
+            loaded = True
         elif kind == "test":
             index = event.get("i")
             if not isinstance(index, int) or not 0 <= index < len(tests) or tests[index]:
                 continue
-            status = _text(event.get("s"))
-            if status not in ("ok", "error", "memory", "output", "badvalue"):
+            if index < len(blobs) and not shown:
                 continue
-            if status == "ok" and "v" not in event:
-                status = "badvalue"
-            time_ms = event.get("t")
-            tests[index] = TestRun(
-                status=status,
-                value=event.get("v"),
-                time_ms=float(time_ms) if isinstance(time_ms, int | float) else 0.0,
-                output=_text(event.get("o")),
-                message=_text(event.get("msg")) or None,
-            )
+            tests[index] = _test_run(event, shown=index < len(blobs))
         elif kind == "done":
             finished = True
     return HarnessRun(
         mode=layers.name,
         load_error=load_error,
-        load_output=load_output,
+        loaded=loaded or any(tests),
         tests=tests,
         ended=_ended(raw, cpu_limit_s, memory_bytes, finished),
         cpu_s=raw.cpu_s,

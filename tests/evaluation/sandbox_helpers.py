@@ -6,7 +6,7 @@ import pytest
 
 from evaluation.evaluators.base import EvaluationRequest
 from evaluation.evaluators.code import CodeRunnerEvaluator
-from evaluation.sandbox import current_mode
+from evaluation.sandbox import current_mode, run_harness
 from evaluation.sandbox.modes import layers_for
 
 STRONG = "bwrap+seccomp+landlock"
@@ -23,7 +23,7 @@ def two_sum(nums, target):
 TWO_SUM_SPEC = {
     "function": "two_sum",
     "tests": [
-        {"name": "basic", "args": [[2, 7, 11, 15], 9], "expected": [0, 1]},
+        {"name": "basic", "args": [[2, 7, 11, 15], 9], "expected": [0, 1], "visible": True},
         {"name": "middle", "args": [[3, 2, 4], 6], "expected": [1, 2]},
         {"name": "same", "args": [[3, 3], 6], "expected": [0, 1]},
     ],
@@ -52,6 +52,8 @@ def request_for(answer: str, spec: dict) -> EvaluationRequest:
 
 
 def assert_normal_submission_scores(mode: str | None = None) -> None:
+    """Full marks for a known-good answer, and the sandbox still runs in `mode`."""
     outcome = CodeRunnerEvaluator().evaluate(request_for(TWO_SUM, TWO_SUM_SPEC))
     assert outcome.score == 100.0, outcome.details
-    assert outcome.details["mode"] == (mode or current_mode())
+    run = run_harness(code=TWO_SUM, function="two_sum", tests_args=[[[3, 3], 6]], cpu_limit_s=1, memory_limit_mb=64)
+    assert run.mode == (mode or current_mode()) and run.tests[0] is not None and run.tests[0].value == [0, 1]

@@ -59,7 +59,8 @@ def test_attack_is_contained_and_the_next_submission_is_scored(workers, api_clie
 
     bad = submit(attack)
     assert bad.score < bad.max_score
-    assert all(test["status"] != "passed" for test in bad.details["tests"])
+    assert all(test["outcome"] != "passed" for test in bad.details["tests"])
+    assert bad.details["load_error"] is None
     assert worker.proc.poll() is None
     good = submit(GOOD)
     assert good.score == good.max_score == 100

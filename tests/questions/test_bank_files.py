@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -63,3 +65,24 @@ def test_coding_question_has_enough_hidden_tests_and_a_wrong_answer(question: di
     assert question["wrong_answer"].strip() != question["reference_answer"].strip()
     visible = str(question["examples"]) + question["prompt"] + question["starter_code"]
     assert "wrong_answer" not in visible
+
+
+def _as_json(value: object) -> object:
+    return [_as_json(item) for item in value] if isinstance(value, tuple | list) else value
+
+
+def _shown(text: str) -> object:
+    """An example's Python literal as JSON data (tuples become lists, as arguments arrive)."""
+    return _as_json(ast.literal_eval(text.strip()))
+
+
+@pytest.mark.parametrize("question", bank_questions("coding"), ids=lambda q: q["slug"])
+def test_visible_tests_are_exactly_the_shown_examples(question: dict) -> None:
+    visible = [t for t in question["evaluation_spec"]["tests"] if t.get("visible")]
+    examples = question["examples"]
+    assert len(visible) == len(examples) >= 1
+    for test, example in zip(visible, examples, strict=True):
+        # "name = value, other = value": the values, in order, are the test's arguments.
+        values = re.split(r"(?:^|, )[a-z_]+ = ", example["input"].strip())[1:]
+        assert [_shown(v) for v in values] == test["args"], (test["name"], example["input"])
+        assert _shown(example["output"]) == test["expected"], (test["name"], example["output"])

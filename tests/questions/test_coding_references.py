@@ -8,6 +8,7 @@ import importlib.util
 import pytest
 
 from evaluation.evaluators import EvaluationRequest, get_evaluator
+from evaluation.evaluators.code import code_run
 from tests.questions.bank import bank_questions
 
 pytestmark = [
@@ -36,6 +37,14 @@ def run(question: dict, answer: str):
 def test_reference_answer_passes_every_test(question: dict) -> None:
     outcome = run(question, question["reference_answer"])
     assert outcome.score == 100 == outcome.max_score, outcome.feedback
+
+
+@pytest.mark.parametrize("question", CODING_QUESTIONS, ids=lambda q: q["slug"])
+def test_reference_passes_the_shown_examples_on_the_run_button(question: dict) -> None:
+    ran = code_run(spec=question["evaluation_spec"], answer=question["reference_answer"])
+    shown = [t["name"] for t in question["evaluation_spec"]["tests"] if t.get("visible")]
+    assert [case["name"] for case in ran["cases"]] == shown
+    assert all(case["outcome"] == "passed" for case in ran["cases"]), ran
 
 
 @pytest.mark.parametrize("question", CODING_QUESTIONS, ids=lambda q: q["slug"])

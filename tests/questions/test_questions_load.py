@@ -178,6 +178,16 @@ def _mutations() -> list[tuple[str, dict, str]]:
         ("coding-bad-compare", coding_with(compare="fuzzy"), "field 'evaluation_spec.compare'"),
         ("coding-function-missing", coding_with(function="compress"), "field 'starter_code'"),
         ("coding-bad-time-limit", coding_with(time_limit_s=-1), "field 'evaluation_spec.time_limit_s'"),
+        (
+            "coding-visible-not-bool",
+            coding_with(tests=[{"name": "t", "args": ["a"], "expected": "a", "visible": "yes"}]),
+            "field 'evaluation_spec.tests[0].visible': must be true or false",
+        ),
+        (
+            "coding-nothing-visible",
+            coding_with(tests=[{**t, "visible": False} for t in coding["evaluation_spec"]["tests"]]),
+            "field 'evaluation_spec.tests': at least one test must be visible",
+        ),
     ]
 
 
