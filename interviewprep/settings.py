@@ -11,6 +11,24 @@ SECRET_KEY = CONFIG.secret_key
 DEBUG = CONFIG.debug
 ALLOWED_HOSTS = CONFIG.allowed_hosts
 
+# Production mode: HTTPS only, cookies never sent in clear, browsers told to remember it for a year.
+PRODUCTION = CONFIG.production
+# Behind a proxy we run, which terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For
+# itself: only then are those headers believed (interviewprep/client.py reads the second).
+BEHIND_PROXY = CONFIG.behind_proxy
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
+SECURE_SSL_REDIRECT = PRODUCTION
+# The supervisor's health check and the host's scraper ask over plain HTTP on the loopback.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SECURE_HSTS_SECONDS = 365 * 24 * 3600 if PRODUCTION else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
+SECURE_HSTS_PRELOAD = PRODUCTION and CONFIG.hsts_preload
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+# Preload binds every subdomain for months and is the operator's choice (HSTS_PRELOAD);
+# until it is made, check --deploy's reminder of it is not a fault.
+SILENCED_SYSTEM_CHECKS = ["security.W021"] if PRODUCTION and not CONFIG.hsts_preload else []
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -23,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "interviewprep.apps.InterviewPrepConfig",
     "attempts",
     "evaluation",
 ]
