@@ -185,7 +185,7 @@ def register(request: HttpRequest) -> HttpResponse:
             field = exc.extra.get("field")
             form.add_error(field if field in form.fields else None, exc.detail)
         else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend="attempts.auth_backends.UsernameAnyCaseBackend")
             messages.success(request, f"Welcome, {user.username}. Pick a question or ask for one to practise.")
             return redirect(_safe_next(request) or "home")
     status = 400 if request.method == "POST" else 200

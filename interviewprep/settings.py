@@ -103,6 +103,7 @@ DJANGO_REDIS_LOGGER = "interviewprep.cache"
 REDIS_STATE_URL = CONFIG.state_redis_url
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
+AUTHENTICATION_BACKENDS = ["attempts.auth_backends.UsernameAnyCaseBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
