@@ -142,7 +142,8 @@ class TokenApi(APIView):
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
-        return Response({"token": token_obtain(**serializer.validated_data)})
+        # Django's request, not DRF's wrapper: axes marks a refused login on it for its middleware.
+        return Response({"token": token_obtain(request=request._request, **serializer.validated_data)})
 
 
 class QuestionOutputSerializer(serializers.Serializer):

@@ -1,5 +1,6 @@
 """Django settings. Every value comes from `interviewprep.config`, read once from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 from interviewprep.config import load_or_exit
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
     "interviewprep.apps.InterviewPrepConfig",
     "attempts",
     "evaluation",
@@ -56,6 +58,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as axes asks: it turns a login it refused into our 429 (AXES_LOCKOUT_CALLABLE).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "interviewprep.urls"
@@ -103,7 +107,24 @@ DJANGO_REDIS_LOGGER = "interviewprep.cache"
 REDIS_STATE_URL = CONFIG.state_redis_url
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
-AUTHENTICATION_BACKENDS = ["attempts.auth_backends.UsernameAnyCaseBackend"]
+# Axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "attempts.auth_backends.UsernameAnyCaseBackend"]
+
+# Failed logins, counted in PostgreSQL per username and per client address (attempts/login_attempts.py).
+AXES_HANDLER = "attempts.login_attempts.LoginAttemptsHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = CONFIG.login_failure_limit
+AXES_COOLOFF_TIME = timedelta(seconds=CONFIG.login_cooloff_seconds)
+AXES_USERNAME_CALLABLE = "attempts.login_attempts.login_username_key"
+AXES_CLIENT_IP_CALLABLE = "interviewprep.client.client_address"
+AXES_LOCKOUT_CALLABLE = "attempts.views_auth.login_locked_out_response"
+AXES_RESET_ON_SUCCESS = True
+# Tries during a lock-out are refused uncounted, so the Retry-After a client was given stays true.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Successful logins need no table of their own (and logging one would make the token endpoint open a session).
+AXES_DISABLE_ACCESS_LOG = True
+# No version banner in the log of every process that starts Django.
+AXES_VERBOSE = False
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
