@@ -34,6 +34,7 @@ from attempts.services.idempotency import (
     request_fingerprint,
 )
 from attempts.services.practice import practice_request_create
+from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 
@@ -107,6 +108,7 @@ class QuestionFiltersSerializer(serializers.Serializer):
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    throttle_classes = [RegisterThrottle]
 
     InputSerializer = CredentialsSerializer
 

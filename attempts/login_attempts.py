@@ -18,6 +18,8 @@ from django.db.models import Max, Sum
 from django.http import HttpRequest
 from django.utils import timezone
 
+from attempts.throttles import wait_in_words
+
 
 def login_username_key(request: HttpRequest, credentials: dict | None) -> str | None:
     """AXES_USERNAME_CALLABLE: the name a failure is counted against. In lower case, as logging
@@ -71,12 +73,7 @@ def login_retry_after(request: HttpRequest, username: str | None) -> int:
 
 
 def lockout_message(seconds: int) -> str:
-    if seconds < 60:
-        wait = f"{seconds} second{'s' if seconds != 1 else ''}"
-    else:
-        minutes = math.ceil(seconds / 60)
-        wait = f"{minutes} minute{'s' if minutes != 1 else ''}"
     return (
         "Too many failed log-in attempts for this username or from your network, so logging in is "
-        f"paused. Try again in {wait}."
+        f"paused. Try again in {wait_in_words(seconds)}."
     )

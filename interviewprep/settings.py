@@ -161,7 +161,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "interviewprep.api.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate},
+    "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate, "register": CONFIG.register_rate},
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 # A deleted token authenticates at most this long after its deletion commits, however it was
