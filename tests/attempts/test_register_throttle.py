@@ -30,10 +30,6 @@ def page_register(name: str, address: str):
     return Client().post("/register/", data, REMOTE_ADDR=address)
 
 
-def test_the_default_rate_is_ten_an_hour():
-    assert RegisterThrottle().rate == "10/hour"
-
-
 @pytest.mark.django_db
 def test_the_api_is_limited_per_address(rate):
     rate("3/hour")
