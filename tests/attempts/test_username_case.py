@@ -2,6 +2,7 @@
 database refuses it whatever path a row comes by, and `ADA` logs in as `ada`."""
 
 import importlib
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -9,11 +10,14 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test import Client
 from rest_framework.test import APIClient
 
+from attempts import migrations
 from tests.factories import UserFactory
 
 PASSWORD = "correct horse battery staple"
 User = get_user_model()
-migration = importlib.import_module("attempts.migrations.0005_username_unique_ci")
+# Found by name, whatever number it is given.
+(_migration_file,) = Path(migrations.__file__).parent.glob("*_username_unique_ci.py")
+migration = importlib.import_module(f"attempts.migrations.{_migration_file.stem}")
 
 
 @pytest.mark.django_db
