@@ -1,6 +1,10 @@
 from django.contrib import admin
 
+from attempts.forms import AdminLoginForm
 from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, Run, StateChange, Submission
+
+# The admin's login is counted like the others (attempts/login_attempts.py) and says so when locked.
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(Question)

@@ -38,6 +38,7 @@ from attempts.services.idempotency import (
 )
 from attempts.services.practice import practice_request_create
 from attempts.services.runs import run_create
+from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 
@@ -115,6 +116,7 @@ class QuestionFiltersSerializer(serializers.Serializer):
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    throttle_classes = [RegisterThrottle]
 
     InputSerializer = CredentialsSerializer
 
@@ -150,7 +152,8 @@ class TokenApi(APIView):
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
-        return Response({"token": token_obtain(**serializer.validated_data)})
+        # Django's request, not DRF's wrapper: axes marks a refused login on it for its middleware.
+        return Response({"token": token_obtain(request=request._request, **serializer.validated_data)})
 
 
 class QuestionOutputSerializer(serializers.Serializer):

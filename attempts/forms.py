@@ -5,7 +5,10 @@ from __future__ import annotations
 import uuid
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
 
+from attempts.login_attempts import lockout_message, login_locked_out, login_retry_after
 from attempts.models import Difficulty, QuestionKind
 from attempts.services.idempotency import idempotency_key_validate
 from interviewprep.errors import InvalidInput
@@ -31,6 +34,28 @@ class IdempotencyKeyField(forms.CharField):
             idempotency_key_validate(value)
         except InvalidInput as exc:
             raise forms.ValidationError(exc.detail, code="idempotency-key") from None
+
+
+class LockoutAwareLoginMixin:
+    """A login refused for too many failures says so, and when to come back, instead of
+    'wrong password': the right password is refused too until then."""
+
+    locked_out = False
+
+    def get_invalid_login_error(self):
+        if not login_locked_out(self.request):
+            return super().get_invalid_login_error()
+        self.locked_out = True
+        retry_after = login_retry_after(self.request, self.cleaned_data.get("username"))
+        return forms.ValidationError(lockout_message(retry_after), code="locked_out")
+
+
+class LoginForm(LockoutAwareLoginMixin, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(LockoutAwareLoginMixin, AdminAuthenticationForm):
+    pass
 
 
 class RegisterForm(forms.Form):

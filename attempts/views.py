@@ -5,6 +5,7 @@ with the candidate's text kept."""
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime
 from typing import Any
 
@@ -41,6 +42,7 @@ from attempts.services.accounts import user_register
 from attempts.services.attempts import attempt_create, submission_create
 from attempts.services.idempotency import idempotent, request_fingerprint
 from attempts.services.practice import practice_request_create
+from attempts.throttles import RegisterThrottle, wait_in_words
 from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 
 QUESTIONS_PER_PAGE = 20
@@ -178,6 +180,19 @@ def register(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     form = RegisterForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        # The API's throttle and counter: every try counts, refused or not, as it does there.
+        throttle = RegisterThrottle()
+        if not throttle.allow_request(request, None):
+            retry_after = math.ceil(throttle.wait() or 1)
+            form.add_error(
+                None,
+                "Too many accounts were registered from your network in a short time. "
+                f"Try again in {wait_in_words(retry_after)}.",
+            )
+            response = render(request, "register.html", {"form": form, "next": _safe_next(request)}, status=429)
+            response["Retry-After"] = str(retry_after)
+            return response
     if request.method == "POST" and form.is_valid():
         try:
             user, _token = user_register(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
@@ -185,7 +200,7 @@ def register(request: HttpRequest) -> HttpResponse:
             field = exc.extra.get("field")
             form.add_error(field if field in form.fields else None, exc.detail)
         else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend="attempts.auth_backends.UsernameAnyCaseBackend")
             messages.success(request, f"Welcome, {user.username}. Pick a question or ask for one to practise.")
             return redirect(_safe_next(request) or "home")
     status = 400 if request.method == "POST" else 200

@@ -2,13 +2,16 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from attempts import views
+from attempts.forms import LoginForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("register/", views.register, name="register"),
     path(
         "login/",
-        auth_views.LoginView.as_view(template_name="registration/login.html", redirect_authenticated_user=True),
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html", authentication_form=LoginForm, redirect_authenticated_user=True
+        ),
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -30,6 +30,12 @@ class Config:
     debug: bool
     allowed_hosts: list[str]
     submit_rate: str | None
+    register_rate: str | None
+    login_failure_limit: int
+    login_cooloff_seconds: int
+    production: bool
+    behind_proxy: bool
+    hsts_preload: bool
     evaluate_queue_limit: int
     run_rate: str | None
     run_queue_limit: int
@@ -46,7 +52,10 @@ class Config:
     log_level: str
 
 
-_DEV_SECRET = "insecure-local-development-key-change-me-in-production"  # noqa: S105
+DEV_SECRET_KEY = "insecure-local-development-key-change-me-in-production"  # noqa: S105
+# What `check --deploy` asks of a secret key (security.W009), refused at start instead.
+_SECRET_KEY_MIN_LENGTH = 50
+_SECRET_KEY_MIN_UNIQUE = 5
 _RATE = re.compile(r"^\d+/(s|sec|m|min|h|hour|d|day)$")
 _FAULTS = {"delay", "transient", "permanent", "crash_before_commit"}
 
@@ -96,6 +105,20 @@ def _rate(env: Mapping[str, str], name: str, default: str) -> str | None:
     if not _RATE.match(raw):
         raise ConfigError(f"{name}={raw!r} must look like {default} (or be off)")
     return raw
+
+
+def _secret_key(env: Mapping[str, str], *, production: bool) -> str:
+    secret_key = env.get("SECRET_KEY") or ""
+    if not production:
+        return secret_key or DEV_SECRET_KEY
+    if not secret_key or secret_key == DEV_SECRET_KEY:
+        raise ConfigError("SECRET_KEY must be set, to a key of your own, when INTERVIEWPREP_PRODUCTION is on")
+    if len(secret_key) < _SECRET_KEY_MIN_LENGTH or len(set(secret_key)) < _SECRET_KEY_MIN_UNIQUE:
+        raise ConfigError(
+            f"SECRET_KEY must be at least {_SECRET_KEY_MIN_LENGTH} random characters when INTERVIEWPREP_PRODUCTION"
+            " is on (python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+        )
+    return secret_key
 
 
 def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
@@ -183,11 +206,11 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     if urlsplit(broker_url).scheme not in {"redis", "rediss", "unix", "amqp", "pyamqp"}:
         raise ConfigError(f"CELERY_BROKER_URL={broker_url!r} must be a redis:// or amqp:// URL")
     debug = _bool(env, "DEBUG", False)
-    secret_key = env.get("SECRET_KEY") or ""
-    if not secret_key:
-        if not debug and env.get("INTERVIEWPREP_PRODUCTION"):
-            raise ConfigError("SECRET_KEY is required when INTERVIEWPREP_PRODUCTION is set")
-        secret_key = _DEV_SECRET
+    production = _bool(env, "INTERVIEWPREP_PRODUCTION", False)
+    if production and debug:
+        # Debug pages show settings and code to anyone who makes the app fail.
+        raise ConfigError("DEBUG must be off when INTERVIEWPREP_PRODUCTION is on")
+    secret_key = _secret_key(env, production=production)
     hosts = [h.strip() for h in (env.get("ALLOWED_HOSTS") or "localhost,127.0.0.1,[::1]").split(",")]
     remote_base = env.get("REMOTE_MODEL_BASE_URL")
     remote_model = None
@@ -215,6 +238,12 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         debug=debug,
         allowed_hosts=[h for h in hosts if h],
         submit_rate=_rate(env, "SUBMIT_RATE", "30/min"),
+        register_rate=_rate(env, "REGISTER_RATE", "10/hour"),
+        login_failure_limit=_int(env, "LOGIN_FAILURE_LIMIT", 5, minimum=1),
+        login_cooloff_seconds=_int(env, "LOGIN_COOLOFF_SECONDS", 900, minimum=1),
+        production=production,
+        behind_proxy=_bool(env, "BEHIND_PROXY", False),
+        hsts_preload=_bool(env, "HSTS_PRELOAD", False),
         evaluate_queue_limit=_int(env, "EVALUATE_QUEUE_LIMIT", 10000),
         run_rate=_rate(env, "RUN_RATE", "60/min"),
         run_queue_limit=_int(env, "RUN_QUEUE_LIMIT", 1000),

@@ -41,6 +41,14 @@ class Overloaded(DomainError):
         super().__init__(detail, headers={"Retry-After": str(retry_after)}, retry_after=retry_after, **extra)
 
 
+class LoginLockedOut(DomainError):
+    status_code = 429
+    code = "login-locked-out"
+
+    def __init__(self, detail: str, *, retry_after: int, **extra):
+        super().__init__(detail, headers={"Retry-After": str(retry_after)}, retry_after=retry_after, **extra)
+
+
 class IllegalTransition(DomainError):
     status_code = 409
     code = "illegal-transition"

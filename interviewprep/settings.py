@@ -1,5 +1,6 @@
 """Django settings. Every value comes from `interviewprep.config`, read once from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 from interviewprep.config import load_or_exit
@@ -10,6 +11,24 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 SECRET_KEY = CONFIG.secret_key
 DEBUG = CONFIG.debug
 ALLOWED_HOSTS = CONFIG.allowed_hosts
+
+# Production mode: HTTPS only, cookies never sent in clear, browsers told to remember it for a year.
+PRODUCTION = CONFIG.production
+# Behind a proxy we run, which terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For
+# itself: only then are those headers believed (interviewprep/client.py reads the second).
+BEHIND_PROXY = CONFIG.behind_proxy
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
+SECURE_SSL_REDIRECT = PRODUCTION
+# The supervisor's health check and the host's scraper ask over plain HTTP on the loopback.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SECURE_HSTS_SECONDS = 365 * 24 * 3600 if PRODUCTION else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
+SECURE_HSTS_PRELOAD = PRODUCTION and CONFIG.hsts_preload
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+# Preload binds every subdomain for months and is the operator's choice (HSTS_PRELOAD);
+# until it is made, check --deploy's reminder of it is not a fault.
+SILENCED_SYSTEM_CHECKS = ["security.W021"] if PRODUCTION and not CONFIG.hsts_preload else []
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -23,6 +42,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
+    "interviewprep.apps.InterviewPrepConfig",
     "attempts",
     "evaluation",
 ]
@@ -37,6 +58,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as axes asks: it turns a login it refused into our 429 (AXES_LOCKOUT_CALLABLE).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "interviewprep.urls"
@@ -84,6 +107,24 @@ DJANGO_REDIS_LOGGER = "interviewprep.cache"
 REDIS_STATE_URL = CONFIG.state_redis_url
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "attempts.auth_backends.UsernameAnyCaseBackend"]
+
+# Failed logins, counted in PostgreSQL per username and per client address (attempts/login_attempts.py).
+AXES_HANDLER = "attempts.login_attempts.LoginAttemptsHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = CONFIG.login_failure_limit
+AXES_COOLOFF_TIME = timedelta(seconds=CONFIG.login_cooloff_seconds)
+AXES_USERNAME_CALLABLE = "attempts.login_attempts.login_username_key"
+AXES_CLIENT_IP_CALLABLE = "interviewprep.client.client_address"
+AXES_LOCKOUT_CALLABLE = "attempts.views_auth.login_locked_out_response"
+AXES_RESET_ON_SUCCESS = True
+# Tries during a lock-out are refused uncounted, so the Retry-After a client was given stays true.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Successful logins need no table of their own (and logging one would make the token endpoint open a session).
+AXES_DISABLE_ACCESS_LOG = True
+# No version banner in the log of every process that starts Django.
+AXES_VERBOSE = False
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -120,7 +161,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "interviewprep.api.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate, "run": CONFIG.run_rate},
+    "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate, "run": CONFIG.run_rate, "register": CONFIG.register_rate},
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 # A deleted token authenticates at most this long after its deletion commits, however it was

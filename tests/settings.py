@@ -15,6 +15,7 @@ if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswi
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/10")
 os.environ.setdefault("SUBMIT_RATE", "off")
 os.environ.setdefault("RUN_RATE", "off")
+os.environ.setdefault("REGISTER_RATE", "off")
 os.environ.setdefault("HEARTBEAT_INTERVAL", "0.5")
 os.environ.setdefault("RETRY_BASE_DELAY", "0.3")
 os.environ.setdefault("JOB_TIME_LIMIT", "30")

@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from interviewprep.errors import InvalidInput
+from attempts.login_attempts import lockout_message, login_attempts_reset, login_locked_out, login_retry_after
+from interviewprep.errors import InvalidInput, LoginLockedOut
 
 
 def user_register(*, username: str, password: str) -> tuple[object, str]:
@@ -31,9 +33,15 @@ def user_register(*, username: str, password: str) -> tuple[object, str]:
     return user, token.key
 
 
-def token_obtain(*, username: str, password: str) -> str:
-    user = authenticate(username=username, password=password)
+def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:
+    """The user's token. `request` is Django's own, which axes counts failures by and marks when
+    it refuses one (attempts/login_attempts.py): then even the right password is refused."""
+    user = authenticate(request, username=username, password=password)
     if user is None or not user.is_active:
+        if login_locked_out(request):
+            retry_after = login_retry_after(request, username)
+            raise LoginLockedOut(lockout_message(retry_after), retry_after=retry_after)
         raise InvalidInput("Unable to sign in with those credentials.")
+    login_attempts_reset(request=request, username=user.get_username())
     token, _ = Token.objects.get_or_create(user=user)
     return token.key

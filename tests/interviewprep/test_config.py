@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from interviewprep.config import ConfigError, load
+from interviewprep.config import DEV_SECRET_KEY, ConfigError, load
 from tests.processes import ROOT
 
 pytestmark = pytest.mark.nodb
@@ -22,6 +22,9 @@ def test_defaults_follow_the_public_contract():
     assert config.port == 8000
     assert config.debug is False
     assert config.submit_rate == "30/min"
+    assert config.register_rate == "10/hour"
+    assert config.login_failure_limit == 5 and config.login_cooloff_seconds == 900
+    assert config.production is False and config.behind_proxy is False and config.hsts_preload is False
     assert config.evaluate_queue_limit == 10000
     assert config.evaluator_faults == {}
     assert config.idempotency_ttl_hours >= 24
@@ -33,6 +36,10 @@ def test_values_are_read_from_the_environment():
             "DATABASE_URL": "postgres://u:p%40ss@db.example:6543/practice",
             "REDIS_URL": "redis://cache:6380/3",
             "SUBMIT_RATE": "off",
+            "REGISTER_RATE": "3/min",
+            "LOGIN_FAILURE_LIMIT": "10",
+            "LOGIN_COOLOFF_SECONDS": "60",
+            "BEHIND_PROXY": "true",
             "EVALUATE_QUEUE_LIMIT": "0",
             "EVALUATOR_FAULTS": "delay=2.5,transient=0.2,crash_before_commit=0.1",
             "DEBUG": "true",
@@ -42,6 +49,10 @@ def test_values_are_read_from_the_environment():
     assert config.state_redis_url == "redis://cache:6380/4"
     assert config.broker_url == "redis://cache:6380/4"
     assert config.submit_rate is None
+    assert config.register_rate == "3/min"
+    assert config.login_failure_limit == 10 and config.login_cooloff_seconds == 60
+    assert config.behind_proxy is True
+    assert load({"REGISTER_RATE": "off"}).register_rate is None
     assert config.evaluate_queue_limit == 0
     assert config.evaluator_faults == {"delay": 2.5, "transient": 0.2, "crash_before_commit": 0.1}
     assert config.debug is True
@@ -73,6 +84,12 @@ def test_unix_socket_database_host_is_passed_as_a_query():
         ("DEBUG", "maybe", "not a boolean"),
         ("DATABASE_HEALTH_CHECKS", "sometimes", "not a boolean"),
         ("SUBMIT_RATE", "lots", "30/min"),
+        ("REGISTER_RATE", "many", "10/hour"),
+        ("LOGIN_FAILURE_LIMIT", "0", "at least 1"),
+        ("LOGIN_COOLOFF_SECONDS", "soon", "not a whole number"),
+        ("BEHIND_PROXY", "perhaps", "not a boolean"),
+        ("INTERVIEWPREP_PRODUCTION", "prod", "not a boolean"),
+        ("HSTS_PRELOAD", "later", "not a boolean"),
         ("EVALUATE_QUEUE_LIMIT", "-1", "at least 0"),
         ("EVALUATOR_FAULTS", "explode=1", "is not one of"),
         ("EVALUATOR_FAULTS", "transient=2", "probability"),
@@ -94,3 +111,37 @@ def test_a_bad_value_stops_manage_py_with_one_line():
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines == ["interviewprep: configuration error: PORT='eighty' is not a whole number"]
+
+
+STRONG_KEY = "k3y-" + "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+
+
+def test_production_needs_a_secret_key_of_its_own():
+    with pytest.raises(ConfigError, match="SECRET_KEY must be set"):
+        load({"INTERVIEWPREP_PRODUCTION": "true"})
+    with pytest.raises(ConfigError, match="SECRET_KEY must be set"):
+        load({"INTERVIEWPREP_PRODUCTION": "true", "SECRET_KEY": DEV_SECRET_KEY})
+    with pytest.raises(ConfigError, match="SECRET_KEY must be at least 50"):
+        load({"INTERVIEWPREP_PRODUCTION": "true", "SECRET_KEY": "short"})
+    config = load({"INTERVIEWPREP_PRODUCTION": "true", "SECRET_KEY": STRONG_KEY})
+    assert config.production is True and config.secret_key == STRONG_KEY
+
+
+def test_production_refuses_debug():
+    with pytest.raises(ConfigError, match="DEBUG must be off"):
+        load({"INTERVIEWPREP_PRODUCTION": "true", "SECRET_KEY": STRONG_KEY, "DEBUG": "true"})
+
+
+def test_without_production_the_development_key_is_used():
+    assert load({}).secret_key == DEV_SECRET_KEY
+    assert load({"SECRET_KEY": STRONG_KEY}).secret_key == STRONG_KEY
+
+
+def test_production_with_the_development_key_stops_manage_py_with_one_line():
+    env = {**os.environ, "INTERVIEWPREP_PRODUCTION": "true", "SECRET_KEY": DEV_SECRET_KEY}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interviewprep: configuration error: SECRET_KEY must be set")
