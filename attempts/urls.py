@@ -14,7 +14,7 @@ urlpatterns = [
         name="api-practice-request",
     ),
     path("attempts/", apis.AttemptListCreateApi.as_view(), name="api-attempts"),
-    path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_view(), name="api-attempt"),
+    path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_waiting_view(), name="api-attempt"),
     path("attempts/<int:attempt_id>/submissions/", apis.SubmissionListCreateApi.as_view(), name="api-submissions"),
     path("ops/attempts/<int:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
     path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
