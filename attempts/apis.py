@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
@@ -38,9 +41,11 @@ from attempts.services.idempotency import (
 )
 from attempts.services.practice import practice_request_create
 from attempts.services.runs import run_create
+from attempts.services.transitions import attempt_channel
 from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
+from interviewprep.notify import wait_for
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -51,6 +56,8 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 # An answer is at most 64 KiB; a body far beyond that is refused before it is read.
 MAX_BODY_BYTES = 4 * settings.ANSWER_MAX_BYTES
+# The longest `?wait=` on an attempt: below the usual 60 s idle timeout of proxies in front.
+MAX_WAIT_SECONDS = 30
 
 
 def _idempotent_response(request, key: str, data: dict, work) -> HttpResponse:
@@ -230,8 +237,29 @@ class AttemptListCreateApi(APIView):
 
 
 class AttemptDetailApi(APIView):
+    """One attempt. Routed through `as_waiting_view()`: with `?wait=`, the answer waits for
+    `min_version` on the event loop, between reads made by this sync view."""
+
     class QuerySerializer(serializers.Serializer):
         min_version = serializers.IntegerField(min_value=0, required=False)
+        wait = serializers.FloatField(
+            required=False,
+            help_text="Seconds (more than 0, at most 30) to wait for the attempt to reach min_version.",
+        )
+
+        WAIT_RULE = f"wait is a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS}."
+
+        def validate_wait(self, value: float) -> float:
+            if not (math.isfinite(value) and 0 < value <= MAX_WAIT_SECONDS):
+                raise serializers.ValidationError(self.WAIT_RULE)
+            return value
+
+        def validate(self, data: dict) -> dict:
+            if "wait" in self.initial_data and "wait" not in data:  # `?wait=`, which DRF skips
+                raise serializers.ValidationError({"wait": self.WAIT_RULE})
+            if "wait" in data and "min_version" not in data:
+                raise serializers.ValidationError({"wait": "wait needs min_version, the version to wait for."})
+            return data
 
     @extend_schema(parameters=[QuerySerializer], responses={200: ATTEMPT_SCHEMA})
     def get(self, request, attempt_id: int):
@@ -242,6 +270,36 @@ class AttemptDetailApi(APIView):
                 user=request.user, attempt_id=attempt_id, min_version=query.validated_data.get("min_version")
             )
         )
+
+    @classmethod
+    def as_waiting_view(cls):
+        """An async view around this one. Authentication, validation, permissions, 404s and every
+        read stay in the sync view, run through `sync_to_async`; only the wait between reads is
+        the async view's, and it holds no thread. A read that is not 200 (400, 401, 404) answers
+        at once."""
+        read = sync_to_async(cls.as_view())
+
+        async def view(request, attempt_id: int):
+            query = cls.QuerySerializer(data=request.GET)
+            if "wait" not in request.GET or not query.is_valid():
+                return await read(request, attempt_id=attempt_id)
+            min_version = query.validated_data["min_version"]
+            answer = None
+
+            async def reached(message: str | None) -> bool:
+                nonlocal answer
+                if message is not None and message.isdigit() and int(message) < min_version:
+                    return False  # a version older than the one awaited: no need to look
+                answer = await read(request, attempt_id=attempt_id)
+                return answer.status_code != 200 or answer.data["version"] >= min_version
+
+            if not await wait_for(attempt_channel(attempt_id), reached, timeout=query.validated_data["wait"]):
+                answer = await read(request, attempt_id=attempt_id)
+            return answer
+
+        # What drf-spectacular and Django read off a DRF view.
+        view.cls, view.initkwargs, view.csrf_exempt = cls, {}, True
+        return view
 
 
 class SubmissionListCreateApi(APIView):

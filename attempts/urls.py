@@ -14,7 +14,7 @@ urlpatterns = [
         name="api-practice-request",
     ),
     path("attempts/", apis.AttemptListCreateApi.as_view(), name="api-attempts"),
-    path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_view(), name="api-attempt"),
+    path("attempts/<int:attempt_id>/", apis.AttemptDetailApi.as_waiting_view(), name="api-attempt"),
     path("attempts/<int:attempt_id>/submissions/", apis.SubmissionListCreateApi.as_view(), name="api-submissions"),
     path("attempts/<int:attempt_id>/runs/", apis.RunCreateApi.as_view(), name="api-runs"),
     path("attempts/<int:attempt_id>/draft/", apis.AttemptDraftApi.as_view(), name="api-attempt-draft"),

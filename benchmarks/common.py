@@ -46,8 +46,9 @@ STATE_DB = 15
 WEB_PORT = int(os.environ.get("BENCH_PORT", "18080"))
 BARE_PORT = int(os.environ.get("BENCH_BARE_PORT", "18090"))
 BARE_SETTINGS = "benchmarks.bare_settings"
-# As many sync workers as the Procfile's web line: a server with more processes would also take
-# a larger share of a shared machine's CPU.
+# As many processes as the Procfile's web line (each serves one sync view at a time, as a sync
+# worker does): a server with more processes would also take a larger share of a shared
+# machine's CPU.
 BARE_WORKERS = 8
 
 

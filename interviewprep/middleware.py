@@ -1,7 +1,16 @@
+"""The project's middleware. Each works sync (WSGI, the test client) and async (ASGI): one
+sync-only middleware in the chain would run every request behind it on a thread, an async
+view's wait included."""
+
 import logging
 import re
 import time
 import uuid
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.http import HttpResponse
+from django.utils.functional import LazyObject, empty
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 from interviewprep.logging import request_id_var
 
@@ -12,30 +21,98 @@ _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 class RequestIdMiddleware:
     """Give every request an id (the caller's X-Request-ID if sane), log one line per request."""
 
+    sync_capable = True
+    async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
 
     def __call__(self, request):
-        # META, not request.headers: that one builds a dict of every header on first use.
-        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
-        request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
-        request.request_id = request_id
-        token = request_id_var.set(request_id)
-        started = time.perf_counter()
+        if self.async_mode:
+            return self._acall(request)
+        token, started = self._begin(request)
         try:
-            response = self.get_response(request)
-            response["X-Request-ID"] = request_id
-            user = getattr(request, "user", None)
-            logger.info(
-                "request",
-                extra={
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                    "user_id": user.pk if user is not None and user.is_authenticated else None,
-                },
-            )
-            return response
+            return self._end(request, self.get_response(request), started)
         finally:
             request_id_var.reset(token)
+
+    async def _acall(self, request):
+        token, started = self._begin(request)
+        try:
+            return self._end(request, await self.get_response(request), started)
+        finally:
+            request_id_var.reset(token)
+
+    def _begin(self, request):
+        # META, not request.headers: that one builds a dict of every header on first use.
+        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
+        request.request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
+        return request_id_var.set(request.request_id), time.perf_counter()
+
+    def _end(self, request, response, started: float):
+        response["X-Request-ID"] = request.request_id
+        logger.info(
+            "request",
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                "user_id": _user_id(request),
+            },
+        )
+        return response
+
+
+def _user_id(request) -> int | None:
+    """The user the view authenticated. A session user the view never looked at stays unread:
+    reading it costs a query, which the event loop must not run."""
+    user = getattr(request, "user", None)
+    if user is None or (isinstance(user, LazyObject) and user._wrapped is empty):
+        return None
+    return user.pk if user.is_authenticated else None
+
+
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """WhiteNoise (sync only in 6.x), also in an async chain. There a file is read whole on a
+    pool thread, not the process's sync-view thread: the app's files are small, and Django would
+    otherwise read a sync file response into memory anyway, warning each time."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response=None, **kwargs):
+        super().__init__(get_response, **kwargs)
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self._acall(request)
+        return super().__call__(request)
+
+    async def _acall(self, request):
+        if self.autorefresh:
+            static_file = await sync_to_async(self.find_file, thread_sensitive=False)(request.path_info)
+        else:
+            static_file = self.files.get(request.path_info)
+        if static_file is None:
+            return await self.get_response(request)
+        return await sync_to_async(_read_whole, thread_sensitive=False)(static_file, request)
+
+
+def _read_whole(static_file, request) -> HttpResponse:
+    served = static_file.get_response(request.method, request.META)
+    body = b""
+    if served.file is not None:
+        with served.file as handle:
+            body = handle.read()
+    response = HttpResponse(body, status=int(served.status))
+    del response["Content-Type"]
+    for key, value in served.headers:
+        response[key] = value
+    return response

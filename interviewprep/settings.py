@@ -51,7 +51,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "interviewprep.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "interviewprep.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -64,6 +64,8 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "interviewprep.urls"
 WSGI_APPLICATION = "interviewprep.wsgi.application"
+# What the Procfile's `web` line serves (gunicorn with uvicorn workers).
+ASGI_APPLICATION = "interviewprep.asgi.application"
 
 TEMPLATES = [
     {

@@ -7,18 +7,31 @@ from typing import Any
 from django.db.models import QuerySet
 
 from attempts.cache import attempt_cached
-from attempts.models import Attempt, PracticeRequest, Result, Submission
+from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
 from attempts.selectors.payloads import attempt_payload, result_payload
+from attempts.services.attempts import EVALUATE
+from evaluation.jobs import job_queue_position
 from interviewprep.errors import NotFound
 
 
 def attempt_get_for_user(*, user, attempt_id: int, min_version: int | None = None) -> dict[str, Any]:
     """One attempt of this user, as the API shows it. Another user's attempt is 'not found',
-    indistinguishable from a missing one."""
+    indistinguishable from a missing one. A queued attempt also says where it stands."""
     payload = attempt_cached(attempt_id=attempt_id, min_version=min_version)
     if payload is None or payload.get("user_id") != user.pk:
         raise NotFound(f"There is no attempt {attempt_id}.")
-    return {k: v for k, v in payload.items() if k != "user_id"}
+    shown = {k: v for k, v in payload.items() if k != "user_id"}
+    if shown["status"] == AttemptStatus.QUEUED and shown["latest_submission_id"] is not None:
+        # Read after the cache, never stored in it: it changes with every job that starts.
+        shown["queue"] = submission_queue(submission_id=shown["latest_submission_id"])
+    return shown
+
+
+def submission_queue(*, submission_id: int) -> dict[str, int | None]:
+    """Where the submission's evaluation stands: `{"position", "estimated_seconds"}`, either
+    None when unknown (no job waiting, or no recent run to learn from)."""
+    queue = job_queue_position(kind=EVALUATE, subject_id=submission_id)
+    return {"position": queue.position, "estimated_seconds": queue.estimated_seconds}
 
 
 def attempt_list_for_user(*, user) -> QuerySet[Attempt]:

@@ -94,3 +94,36 @@ def admission_check(*, kind: str, evaluator: str | None = None) -> None:
                 f"please submit again in {retry_after} seconds.",
                 retry_after=retry_after,
             )
+
+
+# Read-only, for pages that say why a result is slow; the numbers are the admission check's own.
+EVALUATION_BEHIND = "Evaluation is running behind: many answers are waiting, so your result may take longer than usual."
+GRADER_FAILING = (
+    "The service that grades written answers is failing right now; "
+    "answers it grades wait until it recovers, and new ones cannot be submitted."
+)
+
+
+def evaluate_backlog_over_limit() -> int | None:
+    """The evaluate backlog when it is at or over `EVALUATE_QUEUE_LIMIT` (where submits are
+    refused), else None; counted at most once a second per process, like the check's."""
+    limit = settings.CONFIG.evaluate_queue_limit
+    if not limit:
+        return None
+    depth = evaluate_backlog()
+    return depth if depth >= limit else None
+
+
+def remote_grader_open() -> bool:
+    """Whether the remote model's breaker refuses calls now (one Redis round trip)."""
+    return remote_model_breaker().state() == "open"
+
+
+def evaluation_degraded(*, evaluator: str | None = None) -> str | None:
+    """Why evaluation is slow right now, in a candidate's words, or None. The breaker counts
+    for answers the remote model grades, or for any when `evaluator` is not given."""
+    if evaluate_backlog_over_limit() is not None:
+        return EVALUATION_BEHIND
+    if evaluator in (None, "remote") and remote_grader_open():
+        return GRADER_FAILING
+    return None

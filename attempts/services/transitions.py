@@ -4,7 +4,8 @@ moves per entity and one function that moves.
 `transition()` expects the row to be locked by the caller (it runs inside the caller's
 `transaction.atomic()` after a `select_for_update`); `transition_locked()` locks it itself.
 An illegal move is counted, logged with the ids and refused with `IllegalTransition`, which
-rolls the caller's transaction back: the row stays as it was.
+rolls the caller's transaction back: the row stays as it was. Every new version of an attempt
+is announced on its channel (`attempt_channel`) once the transaction commits.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from attempts.models import (
 )
 from interviewprep import metrics
 from interviewprep.errors import IllegalTransition
+from interviewprep.notify import notify_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +74,11 @@ TABLES: dict[type[models.Model], dict[str, set[str]]] = {
     Run: RUN_MOVES,
 }
 ENTITY_NAMES = {Attempt: "attempt", Submission: "submission", PracticeRequest: "practice_request", Run: "run"}
+
+
+def attempt_channel(attempt_id: int) -> str:
+    """Where an attempt's new version is published after each commit (`interviewprep.notify`)."""
+    return f"attempt:{attempt_id}"
 
 
 def is_legal(model: type[models.Model], from_status: str, to_status: str) -> bool:
@@ -130,6 +137,8 @@ def transition(
     if isinstance(obj, Attempt):
         # Before commit: once this commits, no cached copy older than it may be served.
         attempt_cache_raise_floor(attempt_id=obj.pk, version=obj.version)
+        # After commit, best effort: a wait on this attempt looks again (a lost one times out).
+        notify_on_commit(attempt_channel(obj.pk), str(obj.version))
     change = StateChange(
         entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
     )

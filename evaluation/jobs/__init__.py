@@ -5,6 +5,7 @@ a handler (`register_handler`), and apps reach the machinery only through the na
 from evaluation.jobs.claim import lease_timeout
 from evaluation.jobs.enqueue import job_enqueue, jobs_waiting
 from evaluation.jobs.errors import PermanentJobError, TransientJobError
+from evaluation.jobs.queue import QueuePosition, job_queue_position
 from evaluation.jobs.registry import JobHandler, register_handler
 from evaluation.jobs.run import job_run
 from evaluation.jobs.sweep import ReplayResult, dead_letter_list, dead_letter_replay, jobs_sweep
@@ -12,11 +13,13 @@ from evaluation.jobs.sweep import ReplayResult, dead_letter_list, dead_letter_re
 __all__ = [
     "JobHandler",
     "PermanentJobError",
+    "QueuePosition",
     "ReplayResult",
     "TransientJobError",
     "dead_letter_list",
     "dead_letter_replay",
     "job_enqueue",
+    "job_queue_position",
     "job_run",
     "jobs_sweep",
     "jobs_waiting",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from evaluation.jobs.outbox import outbox_add
+from evaluation.jobs.queue import WAITING
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus
 
 
@@ -26,6 +27,4 @@ def job_enqueue(
 
 def jobs_waiting(*, kind: str) -> int:
     """Jobs of `kind` waiting to run, published or not: the queue's depth as PostgreSQL knows it."""
-    return EvaluationJob.objects.filter(
-        kind=kind, status__in=(JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
-    ).count()
+    return EvaluationJob.objects.filter(kind=kind, status__in=WAITING).count()

@@ -1,0 +1,77 @@
+"""The Procfile's own `web` line, started for a test against the test database."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import shlex
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from interviewprep.run import parse_procfile
+from tests.processes import ROOT, Worker, free_port, process_env, wait_for
+
+
+@dataclass
+class WebServer:
+    process: Worker
+    port: int
+
+    def request(self, path: str, *, token: str | None = None, timeout: float = 60) -> tuple[int, dict, dict]:
+        """(status, JSON body, headers) of one GET on a connection of its own."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request("GET", path, headers={"Authorization": f"Token {token}"} if token else {})
+            response = conn.getresponse()
+            raw = response.read()
+            headers = {k.lower(): v for k, v in response.getheaders()}
+        finally:
+            conn.close()
+        is_json = "json" in headers.get("content-type", "")
+        return response.status, (json.loads(raw) if is_json else {"raw": raw}), headers
+
+
+def web_command(port: int, workers: int) -> list[str]:
+    """The `web:` line as argv, on `port`, with `workers` processes and this venv's executables."""
+    line = next(entry.command for entry in parse_procfile(ROOT / "Procfile") if entry.name == "web")
+    line = re.sub(r"\$\{PORT(:-[^}]*)?\}", str(port), line)
+    line = re.sub(r"--workers \d+", f"--workers {workers}", line)
+    argv = shlex.split(line)
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    argv[:1] = [str(gunicorn)] if gunicorn.exists() else [sys.executable, "-m", "gunicorn"]
+    return argv
+
+
+def start_web(tmp_path: Path, *, workers: int = 1, **env: str) -> WebServer:
+    """gunicorn as the Procfile starts it, serving the test settings and database; ready once
+    `/healthz` answers 200. Stop it with `.process.stop()`."""
+    port = free_port()
+    log = tmp_path / f"web-{uuid.uuid4().hex[:6]}.log"
+    proc = subprocess.Popen(
+        web_command(port, workers),
+        cwd=ROOT,
+        env=process_env(**env),
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    server = WebServer(Worker(proc, log), port)
+
+    def healthy() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"the web line exited at start:\n{server.process.output()[-3000:]}")
+        try:
+            return server.request("/healthz", timeout=5)[0] == 200
+        except OSError:
+            return False
+
+    try:
+        wait_for(healthy, timeout=90, interval=0.1, message="the web line to answer /healthz")
+    except BaseException:
+        server.process.stop()
+        raise
+    return server
