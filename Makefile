@@ -6,11 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint drills bench setup-system clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml package-lock.json
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
+	@bash scripts/setup-system.sh --node
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# The editor the pages serve (ace-builds), from the npm registry at the locked version.
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
 ## Start web, workers, beat and relay (embedded PostgreSQL/Redis when none answers).
@@ -20,7 +23,7 @@ run: $(STAMP)
 
 ## Lint, then the whole suite against real PostgreSQL, Redis and Celery workers.
 test: $(STAMP)
-	@bash scripts/setup-system.sh
+	@bash scripts/setup-system.sh --browser
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not drill" $(PYTEST_ARGS)

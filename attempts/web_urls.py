@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from attempts import views
+from attempts import views, views_attempt
 from attempts.forms import LoginForm
 
 urlpatterns = [
@@ -19,7 +19,9 @@ urlpatterns = [
     path("questions/<int:question_id>/", views.question_detail, name="question"),
     path("questions/<int:question_id>/start/", views.attempt_start, name="attempt_start"),
     path("attempts/", views.attempts, name="attempts"),
-    path("attempts/<int:attempt_id>/", views.attempt_detail, name="attempt"),
+    path("attempts/<int:attempt_id>/", views_attempt.attempt_detail, name="attempt"),
+    path("attempts/<int:attempt_id>/live/", views_attempt.attempt_live_fragment, name="attempt-live"),
+    path("runs/<int:run_id>/panel/", views_attempt.run_panel_fragment, name="run-panel"),
     path("practice/", views.practice_request_new, name="practice"),
     path("practice/<int:practice_request_id>/", views.practice_request_detail, name="practice_request"),
 ]

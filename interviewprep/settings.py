@@ -144,7 +144,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = None
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # The editor, as npm installed it (package.json): served from here, never from a CDN.
+    ("vendor/ace", BASE_DIR / "node_modules" / "ace-builds" / "src-min-noconflict"),
+]
 # Serve finders directly so `make run` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG

@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from attempts import views_staff
@@ -10,6 +12,8 @@ handler500 = "interviewprep.api.server_error_problem"
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
+    # Browsers ask for it on their own; pages name the SVG icon in their head.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("metrics", metrics_view.metrics, name="metrics"),
     path(
         "staff/attempts/<int:attempt_id>/cache-diff/",

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Debian packages the code runner's sandbox needs (and, with --bench, the HTTP load generator
-# wrk that the benchmarks use). Installs them once when running as root on a Debian-like
-# machine; elsewhere prints what is missing and carries on (the runner then reports a weaker
-# mode, or refuses to run code, and /healthz says which; the benchmarks fall back to a slower
-# Python load generator).
+# Debian packages the project needs beside its Python and npm dependencies: the code runner's
+# sandbox (bubblewrap, python3-seccomp) always; with --node, Node.js and npm to install the
+# editor's files; with --browser, Chromium for the browser tests; with --bench, the HTTP load
+# generator wrk. Installs them when running as root on a Debian-like machine; elsewhere prints
+# what is missing and carries on (the runner then reports a weaker mode, or refuses to run code,
+# and /healthz says which; the browser tests fail, naming what is missing; the benchmarks fall back
+# to a slower Python load generator).
 set -u
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 || need+=(python3-seccomp)
-if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || need+=(wrk); fi
+for flag in "$@"; do
+  case "$flag" in
+    --node) command -v npm >/dev/null 2>&1 || need+=(nodejs npm) ;;
+    --browser) command -v chromium >/dev/null 2>&1 || need+=(chromium) ;;
+    --bench) command -v wrk >/dev/null 2>&1 || need+=(wrk) ;;
+  esac
+done
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "setup: installing ${need[*]}"

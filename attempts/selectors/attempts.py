@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
@@ -92,3 +94,26 @@ def attempt_draft_get_for_user(*, user, attempt_id: int) -> dict[str, Any]:
 
 def attempt_draft_saved_payload(attempt: Attempt) -> dict[str, Any]:
     return {"saved_at": _saved_at(attempt)}
+
+
+@dataclass(frozen=True)
+class EditorText:
+    text: str | None  # None: nothing saved or submitted yet (the page shows the starter code)
+    saved_at: datetime | None  # when the draft shown was saved, None when it is not a draft
+
+
+def attempt_editor_text_for_user(*, user, attempt_id: int) -> EditorText:
+    """The text the editor opens with: the saved draft when it is newer than the latest
+    submission (it follows the candidate to another device), else that submission's answer."""
+    attempt = (
+        Attempt.objects.filter(pk=attempt_id, user=user)
+        .select_related("latest_submission")
+        .only("draft", "draft_saved_at", "latest_submission__answer", "latest_submission__created_at")
+        .first()
+    )
+    if attempt is None:
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    latest = attempt.latest_submission
+    if attempt.draft_saved_at is not None and (latest is None or attempt.draft_saved_at > latest.created_at):
+        return EditorText(text=attempt.draft, saved_at=attempt.draft_saved_at)
+    return EditorText(text=latest.answer if latest is not None else None, saved_at=None)

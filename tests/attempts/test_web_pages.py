@@ -144,7 +144,7 @@ def test_question_list_is_paginated_and_pages_keep_the_filters(client, db):
     assert len(second.context["page"].object_list) == 5
 
 
-def test_question_detail_shows_the_prompt_as_text_never_as_html(client, db):
+def test_question_detail_renders_the_prompt_and_never_its_html(client, db):
     question = QuestionFactory(
         kind="coding",
         prompt="Return the **sum**. <script>alert(1)</script>",
@@ -154,9 +154,8 @@ def test_question_detail_shows_the_prompt_as_text_never_as_html(client, db):
     response = client.get(f"/questions/{question.pk}/")
     html = response.content.decode()
     assert response.status_code == 200
-    assert "<script>alert(1)</script>" not in html
-    assert escape("Return the **sum**. <script>alert(1)</script>") in html
-    assert "<strong>sum</strong>" not in html
+    assert "<script>alert(1)" not in html
+    assert "Return the <strong>sum</strong>." in html
     assert "values = [1, 2]" in html
     assert escape("1 + 2 <= 3") in html
     assert "def solve(values):" in html
@@ -215,7 +214,7 @@ def test_submit_creates_one_submission_and_redirects_to_at_least_its_version(cli
     assert textarea_text(page) == "my answer\nsecond line"
     assert hidden_key(page) != key, "every drawn form needs a fresh key"
     # Pending: the page keeps itself up to date, with and without JavaScript.
-    assert f'data-poll-url="/api/v1/attempts/{attempt.pk}/"' in html
+    assert f'data-live-url="/attempts/{attempt.pk}/live/"' in html and "data-pending" in html
     assert f'http-equiv="refresh" content="2;url=?v={attempt.version}"' in html
 
 
@@ -321,11 +320,20 @@ def test_the_attempt_page_shows_the_completed_result_with_its_details(client, ca
         max_score=100,
         feedback="2 of 3 tests passed; failing: crossed (wrong answer).",
         details={
-            "mode": "sandbox",
             "tests": [
-                {"name": "nested", "status": "passed", "time_ms": 1.2, "output": ""},
-                {"name": "empty", "status": "passed", "time_ms": 0.4, "output": ""},
-                {"name": "crossed", "status": "wrong_answer", "time_ms": 0.9, "output": "expected False, got <True>"},
+                {
+                    "name": "nested",
+                    "visible": True,
+                    "outcome": "failed",
+                    "time_ms": 1.2,
+                    "input": '"(<b>)"',
+                    "expected": "true",
+                    "got": "false",
+                    "stdout": "looking at <b>\n",
+                    "error": None,
+                },
+                {"name": "empty", "visible": False, "outcome": "passed", "time_ms": 0.4},
+                {"name": "crossed", "visible": False, "outcome": "timeout", "time_ms": 2000},
             ],
             "criteria": [
                 {
@@ -339,8 +347,11 @@ def test_the_attempt_page_shows_the_completed_result_with_its_details(client, ca
                     "explanation": "Covered stack; needs 1 more of: complexity.",
                 }
             ],
-            "passed": 2,
+            "stopped": {"test": "crossed", "reason": "timeout", "not_run": 0},
+            "load_error": None,
+            "passed": 1,
             "total": 3,
+            "reviewer": "the rubric",
         },
     )
     attempt.status = AttemptStatus.COMPLETED
@@ -354,21 +365,67 @@ def test_the_attempt_page_shows_the_completed_result_with_its_details(client, ca
     assert response.status_code == 200
     assert response.context["attempt"]["status"] == "completed"
     assert "Balanced brackets" in html
-    assert "Version 4" in html
+    assert "Version" not in html  # internals stay out of a candidate's sight
     assert "66.7" in html and "/ 100" in html
     assert "2 of 3 tests passed; failing: crossed (wrong answer)." in html
-    assert "(2 of 3 passed)" in html
-    assert "Wrong answer" in html
-    assert escape("expected False, got <True>") in html
+    assert "(1 of 3 passed)" in html
+    assert "Wrong answer" in html and "Time limit" in html
+    # A visible example shows what went in, what was expected and what came back, escaped.
+    assert escape('"(<b>)"') in html and "looking at &lt;b&gt;" in html
+    assert "<dt>Expected</dt>" in html and "<dt>Got</dt>" in html
+    assert "hidden test" in html
+    assert "Test “crossed” was still running when the time limit ran out." in html
     assert "Explains the approach" in html
     assert "Missing" in html and "complexity" in html
-    assert "<dt>Mode</dt>" in html and "sandbox" in html  # details beyond tests and criteria still show
+    assert "<dt>Reviewer</dt>" in html  # details beyond tests and criteria still show
     assert textarea_text(response) == "def f():\n    return 1\n"
     assert [s["id"] for s in response.context["submissions"]] == [latest.pk, older.pk]
-    assert "Superseded" in html
-    # Nothing pending: the page stops refreshing itself.
-    assert "data-poll-url" not in html
+    assert "Replaced by a newer answer" in html
+    # Nothing pending: the page does not reload itself.
     assert 'http-equiv="refresh"' not in html
+
+
+def test_status_panel_and_submissions_table_say_the_same(client, candidate):
+    attempt = AttemptFactory(user=candidate)
+    key = hidden_key(attempt_page(client, attempt))
+    submit(client, attempt, "my answer", key)
+    # The worker has moved the submission on; the page draws both from the attempt's state.
+    Submission.objects.filter(attempt=attempt).update(status=SubmissionStatus.PROCESSING)
+    page = attempt_page(client, attempt)
+    assert page.context["status_word"] == "Waiting to be graded"
+    assert [row["status_word"] for row in page.context["submissions"]] == ["Waiting to be graded"]
+
+
+def test_the_live_panel_alone_is_served_for_the_page_script(client, candidate):
+    attempt = AttemptFactory(user=candidate)
+    response = client.get(f"/attempts/{attempt.pk}/live/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'data-version="{attempt.version}"' in html and "<html" not in html
+    assert client.get(f"/attempts/{AttemptFactory().pk}/live/").status_code == 404
+
+
+def test_the_draft_newer_than_the_latest_submission_opens_in_the_editor(client, candidate, api_client_for):
+    attempt = AttemptFactory(user=candidate)
+    submit(client, attempt, "submitted text", hidden_key(attempt_page(client, attempt)))
+    assert textarea_text(attempt_page(client, attempt)) == "submitted text"
+    assert api_client_for(candidate).put(
+        f"/api/v1/attempts/{attempt.pk}/draft/", {"answer": "typed since"}, format="json"
+    ).status_code == 200
+    assert textarea_text(attempt_page(client, attempt)) == "typed since"
+
+
+def test_prompts_are_rendered_from_markdown_and_sanitised(client, db):
+    prompt = "Is it **balanced**? Use `stack`.\n\n<script>alert(1)</script><img src=x onerror=alert(1)>"
+    question = QuestionFactory(prompt=prompt)
+    html = client.get(f"/questions/{question.pk}/").content.decode()
+    assert "<strong>balanced</strong>" in html and "<code>stack</code>" in html
+    assert "<script>alert(1)" not in html and "onerror" not in html
+
+
+def test_favicon_is_served(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
 
 
 def test_an_attempt_at_a_retired_question_still_opens(client, candidate):

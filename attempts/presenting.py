@@ -1,0 +1,204 @@
+"""Words and shapes the pages show a candidate: statuses, test outcomes, results and run cases.
+
+One place for them, so the status panel, the submissions table, a submission's tests and a
+run's cases always say the same thing the same way, and never show internals.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# What a candidate reads for each state of an attempt or a submission.
+STATUS_WORDS = {
+    "draft": "Not submitted",
+    "queued": "Waiting to be graded",
+    "processing": "Being graded",
+    "completed": "Graded",
+    "failed": "Could not be graded",
+    "superseded": "Replaced by a newer answer",
+}
+
+OUTCOME_WORDS = {
+    "passed": "Passed",
+    "failed": "Wrong answer",
+    "error": "Error",
+    "timeout": "Time limit",
+    "memory": "Memory limit",
+    "output_limit": "Too much output",
+    "not_run": "Not run",
+    "ran": "Ran",
+}
+GOOD_OUTCOMES = ("passed", "ran")
+
+STOP_WORDS = {
+    "timeout": "was still running when the time limit ran out",
+    "memory": "ran out of memory",
+    "output_limit": "printed too much",
+    "crashed": "made the program stop",
+}
+
+# Details of a coding result that the tests table already shows; anything else is listed.
+SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode")
+
+
+def status_word(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " ").capitalize())
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def percent(score: Any, max_score: Any) -> float | None:
+    try:
+        return max(0.0, min(100.0, float(score) / float(max_score) * 100))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def examples_view(examples: Any) -> list[list[tuple[str, str]]]:
+    """Examples as (label, text) rows: the bank writes {input, output, explanation?}, but
+    anything else it may hold is shown as text rather than dropped or rendered as markup."""
+    if not isinstance(examples, list):
+        return []
+    order = {"input": 0, "output": 1, "explanation": 2}
+    rows = []
+    for example in examples:
+        if isinstance(example, dict):
+            items = sorted(example.items(), key=lambda item: order.get(item[0], len(order)))
+            rows.append([(str(key).replace("_", " ").capitalize(), as_text(value)) for key, value in items])
+        else:
+            rows.append([("Example", as_text(example))])
+    return rows
+
+
+def case_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A test of a submission or a case of a run. Only visible ones carry input and values."""
+    outcome = str(row.get("outcome", ""))
+    visible = bool(row.get("visible", True))
+    shown = {
+        label: as_text(row[key])
+        for key, label in (
+            ("input", "Input"),
+            ("expected", "Expected"),
+            ("got", "Got"),
+            ("error", "Error"),
+            ("stdout", "Printed"),
+        )
+        if visible and row.get(key) not in (None, "")
+    }
+    return {
+        "name": as_text(row.get("name", "")),
+        "visible": visible,
+        "outcome": outcome,
+        "outcome_word": OUTCOME_WORDS.get(outcome, outcome.replace("_", " ").capitalize()),
+        "good": outcome in GOOD_OUTCOMES,
+        "time_ms": row.get("time_ms"),
+        "shown": shown,
+    }
+
+
+def load_error_view(error: Any) -> dict[str, Any] | None:
+    if not isinstance(error, dict):
+        return None
+    where = ", ".join(
+        f"{label} {error[key]}" for key, label in (("line", "line"), ("column", "column")) if error.get(key)
+    )
+    return {"message": as_text(error.get("message") or ""), "where": where, "kind": error.get("kind")}
+
+
+def stopped_view(stopped: Any) -> str | None:
+    if not isinstance(stopped, dict) or not stopped.get("test"):
+        return None
+    what = STOP_WORDS.get(str(stopped.get("reason")), "stopped the run")
+    not_run = stopped.get("not_run") or 0
+    rest = f"; the {not_run} test{'s' if not_run != 1 else ''} after it did not run" if not_run else ""
+    return f"Test “{stopped['test']}” {what}{rest}."
+
+
+def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The latest result, shaped for the template: per-test rows (coding), per-criterion rows
+    (rubrics) and any other detail as label/value pairs, so a new evaluator's details still show."""
+    if result is None:
+        return None
+    details = result.get("details") if isinstance(result.get("details"), dict) else {}
+    tests = [case_view(row) for row in details.get("tests") or [] if isinstance(row, dict)]
+    criteria = []
+    for row in details.get("criteria") or []:
+        if not isinstance(row, dict):
+            continue
+        score = row.get("score")
+        met = row.get("met")
+        if met is None and isinstance(score, int | float):
+            met = score >= 1
+        criteria.append(
+            {
+                "title": as_text(row.get("title") or row.get("id") or "Criterion"),
+                "weight": row.get("weight"),
+                "percent": percent(score, 1) if isinstance(score, int | float) else None,
+                "met": met,
+                "found": [as_text(x) for x in row.get("found") or []],
+                "missing": [as_text(x) for x in row.get("missing") or []],
+                "explanation": as_text(row.get("explanation") or ""),
+            }
+        )
+    others = [
+        (key.replace("_", " ").capitalize(), as_text(value))
+        for key, value in details.items()
+        if key not in SHOWN_DETAILS and value not in (None, "", [], {})
+    ]
+    return {
+        "score": result.get("score"),
+        "max_score": result.get("max_score"),
+        "percent": percent(result.get("score"), result.get("max_score")),
+        "feedback": result.get("feedback") or "",
+        "load_error": load_error_view(details.get("load_error")),
+        "stopped": stopped_view(details.get("stopped")),
+        "tests": tests,
+        "tests_passed": sum(1 for t in tests if t["outcome"] == "passed"),
+        "criteria": criteria,
+        "others": others,
+    }
+
+
+def run_view(payload: dict[str, Any]) -> dict[str, Any]:
+    """A run as its panel shows it: its cases in the same rows as a submission's tests."""
+    cases = [case_view({**row, "visible": True}) for row in payload.get("cases") or [] if isinstance(row, dict)]
+    return {
+        "id": payload.get("id"),
+        "status": payload.get("status"),
+        "done": payload.get("status") in ("completed", "failed"),
+        "failed": payload.get("status") == "failed",
+        "load_error": load_error_view(payload.get("load_error")),
+        "stopped": stopped_view(payload.get("stopped")),
+        "cases": cases,
+        "passed": sum(1 for case in cases if case["outcome"] == "passed"),
+        "examples": any("Expected" in case["shown"] for case in cases),
+    }
+
+
+def queue_words(queue: Any) -> str | None:
+    """'3rd in line, about 5 seconds' from the attempt's queue object (either part may be unknown)."""
+    if not isinstance(queue, dict):
+        return None
+    parts = []
+    position = queue.get("position")
+    if isinstance(position, int) and position > 0:
+        parts.append("next in line" if position == 1 else f"{_ordinal(position)} in line")
+    seconds = queue.get("estimated_seconds")
+    if isinstance(seconds, int | float) and seconds >= 0:
+        rounded = _count(max(1, round(seconds)), "second") if seconds < 90 else _count(round(seconds / 60), "minute")
+        parts.append(f"about {rounded}")
+    return ", ".join(parts).capitalize() if parts else None
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

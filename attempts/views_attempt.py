@@ -1,0 +1,212 @@
+"""The attempt page: the question, the editor, Run, Submit, the live result and the history.
+
+It works without JavaScript (a form post and a redirect, as before). With it, the page submits
+and runs through the REST API and redraws only its live panel, from the fragment views below,
+which wait for a change without holding a worker thread.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from attempts.forms import SubmissionForm, idempotency_key_new
+from attempts.models import AttemptStatus, Question, QuestionKind
+from attempts.presenting import examples_view, queue_words, result_view, run_view, status_word
+from attempts.selectors.attempts import (
+    attempt_editor_text_for_user,
+    attempt_get_for_user,
+    submission_list_for_attempt,
+    submission_payloads,
+)
+from attempts.selectors.questions import question_get
+from attempts.selectors.runs import run_get_for_user, run_payload
+from attempts.services.admission import evaluation_degraded
+from attempts.services.attempts import submission_create
+from attempts.views_common import redirect_once
+from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
+
+SUBMISSIONS_PER_PAGE = 10
+# Without JavaScript a pending page reloads itself this often.
+REFRESH_SECONDS = 2
+PENDING = (AttemptStatus.QUEUED, AttemptStatus.PROCESSING)
+EDITOR_MODES = {"python": "python"}
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    try:
+        value = int(raw or "")
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    if request.method == "POST":
+        return _attempt_submit(request, attempt_id)
+    return _attempt_page(request, attempt_id, min_version=_int_or_none(request.GET.get("v")))
+
+
+def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    form = SubmissionForm(request.POST)
+    if not form.is_valid():
+        # Only the hidden key can fail here (a tampered or truncated form); keep the text.
+        answer = str(form.data.get("answer", "")).replace("\r\n", "\n")
+        return _attempt_page(
+            request,
+            attempt_id,
+            answer=answer,
+            key=idempotency_key_new(),
+            status=400,
+            error="The form was incomplete, so nothing was submitted. Your answer is kept below: submit it again.",
+        )
+    answer = form.cleaned_data["answer"]
+    key = form.cleaned_data["idempotency_key"]
+
+    def work() -> tuple[int, bytes]:
+        submission = submission_create(user=request.user, attempt_id=attempt_id, answer=answer, correlation_id=key)
+        url = reverse("attempt", kwargs={"attempt_id": attempt_id})
+        return 303, f"{url}?v={submission.attempt.version}".encode()
+
+    try:
+        response = redirect_once(request, key, {"answer": answer}, work)
+    except NotFound:
+        raise Http404("No such attempt.") from None
+    except Overloaded as exc:
+        retry_after = exc.extra.get("retry_after") or exc.headers.get("Retry-After")
+        response = _attempt_page(
+            request,
+            attempt_id,
+            answer=answer,
+            key=key,  # nothing was stored under it, so the same key may try again
+            status=503,
+            error=(
+                f"Evaluation is busy right now, so your answer was not submitted. "
+                f"Your text is kept below: please try again in {retry_after} seconds."
+            ),
+        )
+        response["Retry-After"] = str(retry_after)
+        return response
+    except AnswerTooLarge as exc:
+        return _attempt_page(request, attempt_id, answer=answer, key=key, status=413, error=exc.detail)
+    except IdempotencyKeyReused:
+        return _attempt_page(
+            request,
+            attempt_id,
+            answer=answer,
+            key=idempotency_key_new(),
+            status=422,
+            error=(
+                "This form had already been used to submit a different answer (perhaps from an older "
+                "page), so nothing new was submitted. Your text is kept below: submit it again to send it."
+            ),
+        )
+    except InvalidInput as exc:
+        message = "Write an answer before submitting." if exc.extra.get("field") == "answer" else exc.detail
+        return _attempt_page(request, attempt_id, answer=answer, key=key, status=400, error=message)
+    messages.success(request, "Your answer was submitted and is being evaluated.")
+    return response
+
+
+def _attempt_question(question_id: int) -> Question | None:
+    # A retired question is "not found" to question_get; its attempts still open, without it.
+    try:
+        return question_get(question_id=question_id)
+    except NotFound:
+        return None
+
+
+def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | None = None) -> dict:
+    """What the live panel shows: status, result and history, all from one read of the attempt.
+    The latest submission's row takes the attempt's status, so the panel and the table agree."""
+    try:
+        attempt = attempt_get_for_user(user=request.user, attempt_id=attempt_id, min_version=min_version)
+        submissions = submission_list_for_attempt(user=request.user, attempt_id=attempt_id)
+    except NotFound:
+        raise Http404("No such attempt.") from None
+    page = Paginator(submissions, SUBMISSIONS_PER_PAGE).get_page(request.GET.get("page"))
+    rows = []
+    for payload in submission_payloads(list(page.object_list)):
+        latest = payload["id"] == attempt["latest_submission_id"]
+        status = attempt["status"] if latest else payload["status"]
+        rows.append(
+            {
+                **payload,
+                "latest": latest,
+                "status": status,
+                "status_word": status_word(status),
+                "created": datetime.fromisoformat(payload["created_at"]),
+            }
+        )
+    pending = attempt["status"] in PENDING
+    return {
+        "attempt": attempt,
+        "status_word": status_word(attempt["status"]),
+        "queue_words": queue_words(attempt.get("queue")) if attempt["status"] == AttemptStatus.QUEUED else None,
+        "degraded": evaluation_degraded() if pending else None,
+        "result": result_view(attempt["result"]),
+        "submissions": rows,
+        "page": page,
+        "pending": pending,
+    }
+
+
+def _attempt_page(
+    request: HttpRequest,
+    attempt_id: int,
+    *,
+    min_version: int | None = None,
+    answer: str | None = None,
+    key: str | None = None,
+    status: int = 200,
+    error: str | None = None,
+) -> HttpResponse:
+    context = live_context(request, attempt_id, min_version=min_version)
+    question = _attempt_question(context["attempt"]["question_id"])
+    draft = attempt_editor_text_for_user(user=request.user, attempt_id=attempt_id)
+    if answer is None:
+        answer = draft.text if draft.text is not None else (question.starter_code if question else "")
+    coding = question is not None and question.kind == QuestionKind.CODING
+    language = "python"
+    context.update(
+        {
+            "question": question,
+            "examples": examples_view(question.examples) if question else [],
+            "form": SubmissionForm(initial={"answer": answer, "idempotency_key": key or idempotency_key_new()}),
+            "coding": coding,
+            "language": language,
+            "editor_mode": EDITOR_MODES.get(language, "text") if coding else "markdown",
+            "draft_saved_at": draft.saved_at,
+            "error": error,
+            "refresh_seconds": REFRESH_SECONDS,
+            "max_bytes": settings.ANSWER_MAX_BYTES,
+        }
+    )
+    return render(request, "attempts/detail.html", context, status=status)
+
+
+@login_required
+def attempt_live_fragment(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """The live panel alone, for the page's script to put in place of the old one."""
+    context = live_context(request, attempt_id, min_version=_int_or_none(request.GET.get("min_version")))
+    return render(request, "attempts/_live.html", context)
+
+
+@login_required
+def run_panel_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run's panel alone, for the page's script."""
+    try:
+        run = run_get_for_user(user=request.user, run_id=run_id)
+    except NotFound:
+        raise Http404("No such run.") from None
+    return render(request, "attempts/_run.html", {"run": run_view(run_payload(run))})

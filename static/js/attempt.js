@@ -1,0 +1,361 @@
+// The attempt page: the code editor, drafts saved as you type, Run, Submit without leaving the
+// page, and the result drawn in place the moment it exists. Without this file the page still
+// works: a plain textarea, a form post, and a page that reloads itself while grading.
+(function () {
+  "use strict";
+
+  var form = document.querySelector("form[data-attempt-form]");
+  if (!form || !window.fetch) return;
+  var textarea = form.querySelector("textarea[name=answer]");
+  var keyInput = form.querySelector("input[name=idempotency_key]");
+  var submitButton = form.querySelector("[data-submit]");
+  var runButton = form.querySelector("[data-run]");
+  var errorBox = document.querySelector("[data-action-error]");
+  var draftStatus = form.querySelector("[data-draft-status]");
+  var live = document.querySelector("[data-live]");
+  var announcer = document.querySelector("[data-announce]");
+  var csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  var editor = null;
+
+  // --- the editor -------------------------------------------------------------------------
+  function startEditor() {
+    var holder = form.querySelector("[data-editor]");
+    if (!window.ace || !holder) return;
+    window.ace.config.set("basePath", form.getAttribute("data-ace-base"));
+    holder.hidden = false;
+    editor = window.ace.edit(holder, {
+      mode: "ace/mode/" + form.getAttribute("data-editor-mode"),
+      value: textarea.value,
+      tabSize: 4,
+      useSoftTabs: true,
+      wrap: false,
+      showPrintMargin: false,
+      useWorker: false,
+      fontSize: "14px",
+      // Tab indents inside; Esc leaves the text so Tab moves on, Enter comes back (no trap).
+      enableKeyboardAccessibility: true,
+      textInputAriaLabel: "Your answer",
+    });
+    editor.session.setUndoManager(new window.ace.UndoManager());
+    editor.commands.addCommand({
+      name: "submitAnswer",
+      bindKey: { win: "Ctrl-Enter", mac: "Command-Enter" },
+      exec: function () { submit(); },
+    });
+    editor.session.on("change", function () {
+      textarea.value = editor.getValue();
+      changed();
+    });
+    textarea.hidden = true;
+    textarea.setAttribute("aria-hidden", "true");
+    textarea.tabIndex = -1;
+    form.querySelector("[data-editor-help]").hidden = false;
+  }
+
+  function text() {
+    return editor ? editor.getValue() : textarea.value;
+  }
+
+  textarea.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  textarea.addEventListener("input", changed);
+
+  // --- messages -----------------------------------------------------------------------------
+  function showError(message) {
+    errorBox.textContent = message;
+    errorBox.hidden = !message;
+  }
+
+  function problemText(response, body) {
+    if (body && body.detail) {
+      var retry = response.headers.get("Retry-After");
+      return body.detail + (response.status === 503 && retry ? " Your answer is kept: try again in " + retry + " seconds." : "");
+    }
+    return "Something went wrong (" + response.status + "). Your answer is kept: try again.";
+  }
+
+  function sendJson(method, url, data, headers) {
+    var all = { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf };
+    Object.keys(headers || {}).forEach(function (name) { all[name] = headers[name]; });
+    return fetch(url, { method: method, credentials: "same-origin", headers: all, body: JSON.stringify(data) })
+      .then(function (response) {
+        return response.json().catch(function () { return null; }).then(function (body) {
+          return { response: response, body: body };
+        });
+      });
+  }
+
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function tooLarge() {
+    var limit = parseInt(form.getAttribute("data-max-bytes"), 10);
+    var size = new TextEncoder().encode(text()).length;
+    if (size <= limit) return false;
+    showError("Your answer is " + size + " bytes; the limit is " + limit + " bytes (64 KiB). Shorten it and try again.");
+    return true;
+  }
+
+  // --- drafts: saved on the server as you type, so they follow you to another device ----------
+  var saved = text();
+  var submitted = null;
+  var draftTimer = null;
+  var saving = false;
+
+  function changed() {
+    showError("");
+    window.clearTimeout(draftTimer);
+    draftTimer = window.setTimeout(saveDraft, 800);
+  }
+
+  function setDraftStatus(message) {
+    draftStatus.textContent = message;
+  }
+
+  function saveDraft() {
+    if (saving) {
+      draftTimer = window.setTimeout(saveDraft, 400);
+      return;
+    }
+    var value = text();
+    if (value === saved) return;
+    saving = true;
+    setDraftStatus("Saving draft…");
+    sendJson("PUT", form.getAttribute("data-draft-url"), { answer: value })
+      .then(function (result) {
+        if (result.response.ok) {
+          saved = value;
+          var at = new Date(result.body.saved_at);
+          setDraftStatus("Draft saved " + at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+        } else if (result.response.status === 413) {
+          setDraftStatus("Draft not saved: it is over 64 KiB.");
+        } else {
+          setDraftStatus("Draft not saved yet; retrying.");
+          draftTimer = window.setTimeout(saveDraft, 5000);
+        }
+      })
+      .catch(function () {
+        setDraftStatus("Offline: draft not saved yet; retrying.");
+        draftTimer = window.setTimeout(saveDraft, 5000);
+      })
+      .then(function () { saving = false; });
+  }
+
+  window.addEventListener("beforeunload", function (event) {
+    var value = text();
+    if (value !== saved && value !== submitted) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+
+  // --- submit --------------------------------------------------------------------------------
+  var inFlight = false;
+
+  function submit() {
+    if (inFlight || tooLarge()) return;
+    inFlight = true;
+    submitButton.disabled = true;
+    showError("");
+    var value = text();
+    sendJson("POST", form.getAttribute("data-submit-url"), { answer: value }, { "Idempotency-Key": keyInput.value })
+      .then(function (result) {
+        if (result.response.status === 202) {
+          submitted = value;
+          keyInput.value = newKey();
+          say("Your answer was submitted and is being graded.");
+          follow(result.body.version, true);
+        } else {
+          showError(problemText(result.response, result.body));
+        }
+      })
+      .catch(function () {
+        showError("The server could not be reached, so nothing was submitted. Your answer is kept: try again.");
+      })
+      .then(function () {
+        inFlight = false;
+        submitButton.disabled = false;
+      });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    submit();
+  }, true);
+
+  // --- the live panel: waits on the server for the next version, then redraws in place --------
+  var following = 0;
+
+  function say(message) {
+    announcer.textContent = "";
+    window.setTimeout(function () { announcer.textContent = message; }, 50);
+  }
+
+  function panelState() {
+    var panel = live.querySelector(".live");
+    return {
+      version: parseInt(panel.getAttribute("data-version"), 10),
+      pending: panel.hasAttribute("data-pending"),
+      status: panel.getAttribute("data-status"),
+    };
+  }
+
+  function follow(minVersion, fresh) {
+    var ticket = ++following;
+    var delay = 1000;
+    function wait(min) {
+      var state = panelState();
+      // While queued, come back every few seconds to refresh the place in line.
+      var seconds = state.status === "queued" ? 4 : 25;
+      var url = form.getAttribute("data-live-url") + "?min_version=" + min + "&wait=" + seconds;
+      fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) throw new Error("status " + response.status);
+          return response.text();
+        })
+        .then(function (html) {
+          if (ticket !== following) return;
+          delay = 1000;
+          var before = panelState();
+          live.innerHTML = html;
+          var after = panelState();
+          if (after.version > before.version || fresh) arrived(before, after);
+          fresh = false;
+          if (after.pending) wait(after.version + 1);
+        })
+        .catch(function () {
+          if (ticket !== following) return;
+          delay = Math.min(delay * 2, 30000);
+          window.setTimeout(function () { wait(min); }, delay);
+        });
+    }
+    wait(minVersion);
+  }
+
+  function arrived(before, after) {
+    if (after.pending) {
+      if (after.status !== before.status) say(live.querySelector(".badge-status").textContent);
+      return;
+    }
+    var heading = live.querySelector("#result-heading");
+    var feedback = live.querySelector(".feedback");
+    say((live.querySelector(".badge-status").textContent || "") + (feedback ? ": " + feedback.textContent : ""));
+    // Focus goes to the result unless the candidate is typing in the editor.
+    var active = document.activeElement;
+    var typing = active && form.contains(active) && active !== submitButton && active !== runButton;
+    if (heading && !typing) heading.focus();
+  }
+
+  // --- run --------------------------------------------------------------------------------
+  var runPanel = document.querySelector("[data-run-panel]");
+  var runBody = runPanel && runPanel.querySelector("[data-run-body]");
+  var customBox = form.querySelector("[data-custom-input]");
+  var running = false;
+
+  function customInputs() {
+    var field = customBox.querySelector("textarea");
+    var lines = field.value.split("\n").filter(function (line) { return line.trim() !== ""; });
+    if (!lines.length) return null;
+    if (lines.length > 10) throw new Error("At most 10 test cases at a time (" + lines.length + " given).");
+    return lines.map(function (line, index) {
+      var value;
+      try {
+        value = JSON.parse(line);
+      } catch (e) {
+        throw new Error("Line " + (index + 1) + " is not JSON: write the arguments as a list, e.g. [[1, 2], 3].");
+      }
+      if (!Array.isArray(value)) throw new Error("Line " + (index + 1) + " must be a JSON list of the function's arguments.");
+      return value;
+    });
+  }
+
+  function showRun(runId) {
+    var url = form.getAttribute("data-run-panel-url").replace(/0\/panel\/$/, runId + "/panel/");
+    var delay = 1000;
+    function wait() {
+      fetch(url + "?wait=10", { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) throw new Error("status " + response.status);
+          return response.text();
+        })
+        .then(function (html) {
+          runBody.innerHTML = html;
+          if (runBody.querySelector("[data-pending]")) {
+            wait();
+            return;
+          }
+          finishRun();
+          var summary = runBody.querySelector("p");
+          say("Run finished. " + (summary ? summary.textContent : ""));
+          var active = document.activeElement;
+          if (!active || active === runButton || active === document.body) runPanel.focus();
+        })
+        .catch(function () {
+          delay = Math.min(delay * 2, 15000);
+          window.setTimeout(wait, delay);
+        });
+    }
+    wait();
+  }
+
+  function finishRun() {
+    running = false;
+    runButton.disabled = false;
+  }
+
+  function run() {
+    if (running || tooLarge()) return;
+    var inputs;
+    try {
+      inputs = customInputs();
+    } catch (e) {
+      showError(e.message);
+      return;
+    }
+    running = true;
+    runButton.disabled = true;
+    showError("");
+    runPanel.hidden = false;
+    runBody.innerHTML = '<p class="muted">Running your code…</p>';
+    var data = { answer: text(), language: form.getAttribute("data-language") };
+    if (inputs) data.inputs = inputs;
+    sendJson("POST", form.getAttribute("data-run-url"), data)
+      .then(function (result) {
+        if (result.response.status === 200 || result.response.status === 202) {
+          showRun(result.body.id);
+        } else {
+          finishRun();
+          runBody.innerHTML = "";
+          runPanel.hidden = true;
+          showError(problemText(result.response, result.body));
+        }
+      })
+      .catch(function () {
+        finishRun();
+        runPanel.hidden = true;
+        showError("The server could not be reached, so the code did not run. Try again.");
+      });
+  }
+
+  if (runButton) {
+    runButton.hidden = false;
+    customBox.hidden = false;
+    runButton.addEventListener("click", run);
+    customBox.addEventListener("toggle", function () {
+      runButton.textContent = customBox.open ? "Run" : "Run examples";
+    });
+  }
+
+  startEditor();
+  var initial = panelState();
+  if (initial.pending) follow(initial.version + 1, false);
+})();

@@ -1,0 +1,127 @@
+"""Browser tests: Playwright drives Debian's chromium against the real stack (the Procfile's web
+server, a Celery worker and the relay) on the test database. Screenshots of each page are kept in
+`test-artifacts/` for a person to look at."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.factories import QuestionFactory, UserFactory
+from tests.processes import ROOT, start_relay, start_web, start_worker
+
+# Playwright's sync API keeps an event loop in the test's thread; the tests' own ORM calls are
+# plain blocking calls all the same.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = ROOT / "test-artifacts"
+PASSWORD = "correct horse battery staple"
+# What a headless Chromium needs on a machine with no network beyond its own services.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("chromium is not installed: `bash scripts/setup-system.sh --browser` installs it (make test does)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def stack(transactional_db, tmp_path):
+    """The web server, a worker for runs and evaluations, and the relay; the base URL."""
+    started = [start_relay(tmp_path), start_worker(tmp_path, queues="run,evaluate,generate,ops")]
+    web = start_web(tmp_path)
+    started.append(web)
+    yield web.url
+    for process in reversed(started):
+        process.stop()
+
+
+class Candidate:
+    """A browser page with a logged-in candidate, collecting console errors as it goes."""
+
+    def __init__(self, browser, base_url: str, user, *, width: int = 1280):
+        self.base_url = base_url
+        self.user = user
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.set_default_timeout(30_000)
+        self.log_in()
+
+    def log_in(self) -> None:
+        self.page.goto(f"{self.base_url}/login/")
+        self.page.fill("input[name=username]", self.user.username)
+        self.page.fill("input[name=password]", PASSWORD)
+        self.page.click("button[type=submit]")
+        self.page.wait_for_url(lambda url: "/login/" not in url)
+
+    def goto(self, path: str) -> None:
+        self.page.goto(f"{self.base_url}{path}")
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def candidate_page(browser, stack):
+    pages = []
+
+    def make(user=None, **kwargs) -> Candidate:
+        page = Candidate(browser, stack, user or UserFactory(), **kwargs)
+        pages.append(page)
+        return page
+
+    yield make
+    errors = [error for page in pages for error in page.errors]
+    for page in pages:
+        page.close()
+    assert errors == [], f"the browser console reported errors: {errors}"
+
+
+@pytest.fixture
+def adding_question():
+    """A small coding question: one visible example, two hidden tests."""
+    return QuestionFactory(
+        kind="coding",
+        evaluator="code",
+        title="Add two numbers",
+        prompt="Return the **sum** of `a` and `b`.",
+        starter_code="def add(a, b):\n    pass\n",
+        examples=[{"input": "a = 1, b = 2", "output": "3", "explanation": "One and two make *three*."}],
+        evaluation_spec={
+            "function": "add",
+            "tests": [
+                {"name": "small", "args": [1, 2], "expected": 3, "visible": True},
+                {"name": "negative", "args": [-5, 2], "expected": -3},
+                {"name": "large", "args": [10**12, 1], "expected": 10**12 + 1},
+            ],
+        },
+    )
