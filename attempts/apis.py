@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from asgiref.sync import sync_to_async
@@ -41,11 +42,11 @@ from attempts.services.idempotency import (
 )
 from attempts.services.practice import practice_request_create
 from attempts.services.runs import run_create
-from attempts.services.transitions import attempt_channel
+from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
-from interviewprep.notify import wait_for
+from interviewprep.notify import read_until
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -58,6 +59,9 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 MAX_BODY_BYTES = 4 * settings.ANSWER_MAX_BYTES
 # The longest `?wait=` on an attempt: below the usual 60 s idle timeout of proxies in front.
 MAX_WAIT_SECONDS = 30
+# How long creating a run waits for it to finish before answering 202 (API: "Runs").
+RUN_WAIT_SECONDS = 10
+RUN_DONE = ("completed", "failed")
 
 
 def _idempotent_response(request, key: str, data: dict, work) -> HttpResponse:
@@ -69,6 +73,13 @@ def _idempotent_response(request, key: str, data: dict, work) -> HttpResponse:
     if stored.replayed:
         response["Idempotent-Replayed"] = "true"
     return response
+
+
+def _like_drf_view(view, cls):
+    """An async view around a DRF one, marked as DRF marks its own: drf-spectacular reads its
+    class, and CSRF stays DRF's business (enforced for session users, not for tokens)."""
+    view.cls, view.initkwargs, view.csrf_exempt = cls, {}, True
+    return view
 
 
 def _json_object(request) -> dict:
@@ -284,22 +295,16 @@ class AttemptDetailApi(APIView):
             if "wait" not in request.GET or not query.is_valid():
                 return await read(request, attempt_id=attempt_id)
             min_version = query.validated_data["min_version"]
-            answer = None
+            return await read_until(
+                lambda: read(request, attempt_id=attempt_id),
+                attempt_channel(attempt_id),
+                lambda answer: answer.status_code != 200 or answer.data["version"] >= min_version,
+                timeout=query.validated_data["wait"],
+                # A version older than the one awaited: no need to look.
+                moot=lambda message: message.isdigit() and int(message) < min_version,
+            )
 
-            async def reached(message: str | None) -> bool:
-                nonlocal answer
-                if message is not None and message.isdigit() and int(message) < min_version:
-                    return False  # a version older than the one awaited: no need to look
-                answer = await read(request, attempt_id=attempt_id)
-                return answer.status_code != 200 or answer.data["version"] >= min_version
-
-            if not await wait_for(attempt_channel(attempt_id), reached, timeout=query.validated_data["wait"]):
-                answer = await read(request, attempt_id=attempt_id)
-            return answer
-
-        # What drf-spectacular and Django read off a DRF view.
-        view.cls, view.initkwargs, view.csrf_exempt = cls, {}, True
-        return view
+        return _like_drf_view(view, cls)
 
 
 class SubmissionListCreateApi(APIView):
@@ -421,7 +426,10 @@ class RunCreateApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            202: inline_serializer("RunAccepted", {"id": serializers.IntegerField(), "status": serializers.CharField()})
+            200: RUN_SCHEMA,
+            202: inline_serializer(
+                "RunAccepted", {"id": serializers.IntegerField(), "status": serializers.CharField()}
+            ),
         },
     )
     def post(self, request, attempt_id: int):
@@ -439,6 +447,35 @@ class RunCreateApi(APIView):
             return 202, render_body(run_accepted_payload(run))
 
         return _idempotent_response(request, idempotency_key_validate(key), data, work)
+
+    @classmethod
+    def as_waiting_view(cls):
+        """The create, then a wait of up to RUN_WAIT_SECONDS on the event loop for the run to
+        finish: 200 with its cases when it did, else the create's 202."""
+        create = sync_to_async(cls.as_view())
+        read = sync_to_async(_run_read)
+
+        async def view(request, attempt_id: int):
+            created = await create(request, attempt_id=attempt_id)
+            if created.status_code != 202:
+                return created
+            # A DRF Response still to be rendered, or a stored body replayed under its key.
+            run_id = created.data["id"] if hasattr(created, "data") else json.loads(created.content)["id"]
+            payload = await read_until(
+                lambda: read(request.user, run_id),
+                run_channel(run_id),
+                lambda payload: payload["status"] in RUN_DONE,
+                timeout=RUN_WAIT_SECONDS,
+            )
+            if payload["status"] not in RUN_DONE:
+                return created
+            return HttpResponse(render_body(payload), content_type="application/json")
+
+        return _like_drf_view(view, cls)
+
+
+def _run_read(user, run_id: int) -> dict:
+    return run_payload(run_get_for_user(user=user, run_id=run_id))
 
 
 class RunDetailApi(APIView):

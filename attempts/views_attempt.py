@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -31,14 +32,18 @@ from attempts.selectors.questions import question_get
 from attempts.selectors.runs import run_get_for_user, run_payload
 from attempts.services.admission import evaluation_degraded
 from attempts.services.attempts import submission_create
+from attempts.services.transitions import attempt_channel, run_channel
 from attempts.views_common import redirect_once
 from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
+from interviewprep.notify import read_until
 
 SUBMISSIONS_PER_PAGE = 10
 # Without JavaScript a pending page reloads itself this often.
 REFRESH_SECONDS = 2
 PENDING = (AttemptStatus.QUEUED, AttemptStatus.PROCESSING)
 EDITOR_MODES = {"python": "python"}
+# The longest wait the page's script may ask of the fragment views.
+MAX_WAIT_SECONDS = 30
 
 
 def _int_or_none(raw: str | None) -> int | None:
@@ -195,18 +200,61 @@ def _attempt_page(
     return render(request, "attempts/detail.html", context, status=status)
 
 
-@login_required
-def attempt_live_fragment(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    """The live panel alone, for the page's script to put in place of the old one."""
-    context = live_context(request, attempt_id, min_version=_int_or_none(request.GET.get("min_version")))
-    return render(request, "attempts/_live.html", context)
-
-
-@login_required
-def run_panel_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
-    """A run's panel alone, for the page's script."""
+def _wait_seconds(raw: str | None) -> float | None:
     try:
-        run = run_get_for_user(user=request.user, run_id=run_id)
+        seconds = float(raw or "")
+    except ValueError:
+        return None
+    return min(seconds, MAX_WAIT_SECONDS) if seconds > 0 else None
+
+
+@login_required
+def _live_read(request: HttpRequest, attempt_id: int, min_version: int | None) -> HttpResponse:
+    context = live_context(request, attempt_id, min_version=min_version)
+    response = render(request, "attempts/_live.html", context)
+    response.version = context["attempt"]["version"]  # what the waiting view compares
+    return response
+
+
+async def attempt_live_fragment(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """The live panel alone, for the page's script to put in place of the old one. With
+    `?min_version=N&wait=S` it answers once the attempt reaches version N (or after S seconds),
+    waiting on the event loop, not on a thread."""
+    min_version = _int_or_none(request.GET.get("min_version"))
+    wait = _wait_seconds(request.GET.get("wait"))
+    read = sync_to_async(_live_read)
+    if min_version is None or wait is None:
+        return await read(request, attempt_id, min_version)
+    return await read_until(
+        lambda: read(request, attempt_id, min_version),
+        attempt_channel(attempt_id),
+        lambda response: response.status_code != 200 or response.version >= min_version,
+        timeout=wait,
+        moot=lambda message: message.isdigit() and int(message) < min_version,
+    )
+
+
+@login_required
+def _run_read(request: HttpRequest, run_id: int) -> HttpResponse:
+    try:
+        run = run_view(run_payload(run_get_for_user(user=request.user, run_id=run_id)))
     except NotFound:
         raise Http404("No such run.") from None
-    return render(request, "attempts/_run.html", {"run": run_view(run_payload(run))})
+    response = render(request, "attempts/_run.html", {"run": run})
+    response.done = run["done"]
+    return response
+
+
+async def run_panel_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run's panel alone, for the page's script; with `?wait=S`, once the run is done (or
+    after S seconds)."""
+    wait = _wait_seconds(request.GET.get("wait"))
+    read = sync_to_async(_run_read)
+    if wait is None:
+        return await read(request, run_id)
+    return await read_until(
+        lambda: read(request, run_id),
+        run_channel(run_id),
+        lambda response: response.status_code != 200 or response.done,
+        timeout=wait,
+    )

@@ -2,6 +2,7 @@
 
     notify_on_commit(channel, message)        # a writer, inside its transaction
     await wait_for(channel, ready, timeout=S)  # a reader, in an async view: holds no thread
+    await read_until(read, channel, done, timeout=S)  # the usual reader: read, wait, read again
 
 A channel is named after what changed, `attempt:{id}` or `run:{id}`; a message is a short
 string, by convention the new version or state. `notify_on_commit` publishes after the commit
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import redis
 import redis.asyncio
@@ -47,6 +49,7 @@ logger = logging.getLogger(__name__)
 SUBSCRIBE_TIMEOUT = 1.0
 
 Ready = Callable[[str | None], Awaitable[bool]]
+T = TypeVar("T")
 
 
 def _name(channel: str) -> str:
@@ -99,6 +102,32 @@ async def wait_for(channel: str, ready: Ready, *, timeout: float) -> bool:
     finally:
         await pubsub.aclose()
         await client.aclose()
+
+
+async def read_until(
+    read: Callable[[], Awaitable[T]],
+    channel: str,
+    done: Callable[[T], bool],
+    *,
+    timeout: float,
+    moot: Callable[[str], bool] | None = None,
+) -> T:
+    """The first `read()` that is `done`, or a last read at the deadline. `read` is the one way
+    the caller reads (its sync view or selector, through `sync_to_async`); a message on
+    `channel` makes it read again, unless `moot(message)` says the message cannot be enough."""
+    answer: T | None = None
+    have = False
+
+    async def ready(message: str | None) -> bool:
+        nonlocal answer, have
+        if message is not None and moot is not None and moot(message):
+            return False
+        answer, have = await read(), True
+        return done(answer)
+
+    if not await wait_for(channel, ready, timeout=timeout) or not have:
+        answer = await read()
+    return answer  # type: ignore[return-value]
 
 
 async def _listen(pubsub: redis.asyncio.client.PubSub, channel: str, ready: Ready, deadline: float) -> bool:

@@ -5,7 +5,8 @@ moves per entity and one function that moves.
 `transaction.atomic()` after a `select_for_update`); `transition_locked()` locks it itself.
 An illegal move is counted, logged with the ids and refused with `IllegalTransition`, which
 rolls the caller's transaction back: the row stays as it was. Every new version of an attempt
-is announced on its channel (`attempt_channel`) once the transaction commits.
+and every new status of a run are announced on their channels (`attempt_channel`, `run_channel`)
+once the transaction commits.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ def attempt_channel(attempt_id: int) -> str:
     return f"attempt:{attempt_id}"
 
 
+def run_channel(run_id: int) -> str:
+    """Where a run's new status is published after each commit (`interviewprep.notify`)."""
+    return f"run:{run_id}"
+
+
 def is_legal(model: type[models.Model], from_status: str, to_status: str) -> bool:
     return to_status in TABLES[model].get(from_status, set())
 
@@ -139,6 +145,8 @@ def transition(
         attempt_cache_raise_floor(attempt_id=obj.pk, version=obj.version)
         # After commit, best effort: a wait on this attempt looks again (a lost one times out).
         notify_on_commit(attempt_channel(obj.pk), str(obj.version))
+    elif isinstance(obj, Run):
+        notify_on_commit(run_channel(obj.pk), to)
     change = StateChange(
         entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
     )

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.factories import QuestionFactory, UserFactory
-from tests.processes import ROOT, start_relay, start_web, start_worker
+from tests.processes import ROOT, start_relay, start_worker
+from tests.web_server import start_web
 
 # Playwright's sync API keeps an event loop in the test's thread; the tests' own ORM calls are
 # plain blocking calls all the same.
@@ -49,9 +50,9 @@ def browser():
 def stack(transactional_db, tmp_path):
     """The web server, a worker for runs and evaluations, and the relay; the base URL."""
     started = [start_relay(tmp_path), start_worker(tmp_path, queues="run,evaluate,generate,ops")]
-    web = start_web(tmp_path)
-    started.append(web)
-    yield web.url
+    web = start_web(tmp_path, workers=2)
+    started.append(web.process)
+    yield f"http://127.0.0.1:{web.port}"
     for process in reversed(started):
         process.stop()
 
@@ -76,6 +77,12 @@ class Candidate:
         self.page.fill("input[name=password]", PASSWORD)
         self.page.click("button[type=submit]")
         self.page.wait_for_url(lambda url: "/login/" not in url)
+
+    def expect_console_error(self, fragment: str) -> None:
+        """An error the test caused on purpose (Chromium logs every refused fetch)."""
+        matching = [error for error in self.errors if fragment in error]
+        assert matching, f"expected a console error with {fragment!r}, got {self.errors}"
+        self.errors.remove(matching[0])
 
     def goto(self, path: str) -> None:
         self.page.goto(f"{self.base_url}{path}")

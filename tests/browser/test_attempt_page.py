@@ -4,12 +4,11 @@ editor, Run the examples, Submit, and see the result drawn in place without a re
 from __future__ import annotations
 
 import pytest
-from django.test import override_settings  # noqa: F401 - settings of the web process come from its env
 
 from attempts.models import Attempt, Submission
 from evaluation.models import EvaluationJob, JobStatus
 from tests.factories import AttemptFactory
-from tests.processes import start_web, wait_for
+from tests.web_server import start_web
 
 pytestmark = pytest.mark.browser
 
@@ -131,11 +130,11 @@ def test_leaving_with_unsaved_edits_asks_first(candidate_page, adding_question):
     page = candidate.page
     start_attempt(candidate, adding_question)
     dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.dismiss()))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
     page.click(".ace_content")
     page.keyboard.type("# not saved yet")
-    page.close(run_before_unload=True)
-    wait_for(lambda: dialogs, timeout=10, message="the beforeunload dialog")
+    # Leaving before the draft is saved asks first (accepted here, so the page goes on).
+    page.goto(f"{candidate.base_url}/questions/")
     assert dialogs == ["beforeunload"]
 
 
@@ -155,13 +154,14 @@ def test_narrow_screen_keeps_every_column_and_a_short_header(candidate_page, add
 
 def test_an_overloaded_submit_keeps_the_typed_answer(browser, candidate_page, adding_question, tmp_path):
     candidate = candidate_page()
-    # A second web server whose backlog limit is already reached by someone else's waiting job.
+    # A second web server whose backlog limit is already reached by someone else's waiting job
+    # (the session cookie, made for the host, logs the candidate in there too).
     busy = start_web(tmp_path, EVALUATE_QUEUE_LIMIT="1")
+    candidate.base_url = f"http://127.0.0.1:{busy.port}"
     try:
         someone = AttemptFactory(question=adding_question)
         waiting = Submission.objects.create(attempt=someone, answer="x")
         EvaluationJob.objects.create(kind="evaluate", subject_id=waiting.pk, status=JobStatus.PENDING, max_tries=3)
-        candidate.base_url = busy.url
         attempt_id = start_attempt(candidate, adding_question)
         type_answer(candidate.page, SOLUTION)
         candidate.page.click("[data-submit]")
@@ -170,6 +170,7 @@ def test_an_overloaded_submit_keeps_the_typed_answer(browser, candidate_page, ad
         assert "try again in" in error.inner_text()
         assert editor_text(candidate.page) == "def add(a, b):\n    return a + b"
         assert not Submission.objects.filter(attempt_id=attempt_id).exists()
+        candidate.expect_console_error("status of 503")
         candidate.screenshot("attempt-overloaded")
     finally:
-        busy.stop()
+        busy.process.stop()
