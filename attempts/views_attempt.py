@@ -28,7 +28,7 @@ from attempts.selectors.attempts import (
     submission_list_for_attempt,
     submission_payloads,
 )
-from attempts.selectors.questions import question_get
+from attempts.selectors.questions import question_evaluator, question_get
 from attempts.selectors.runs import run_get_for_user, run_payload
 from attempts.services.admission import evaluation_degraded
 from attempts.services.attempts import submission_create
@@ -158,7 +158,9 @@ def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | No
         "attempt": attempt,
         "status_word": status_word(attempt["status"]),
         "queue_words": queue_words(attempt.get("queue")) if attempt["status"] == AttemptStatus.QUEUED else None,
-        "degraded": evaluation_degraded() if pending else None,
+        "degraded": (
+            evaluation_degraded(evaluator=question_evaluator(question_id=attempt["question_id"])) if pending else None
+        ),
         "result": result_view(attempt["result"]),
         "submissions": rows,
         "page": page,

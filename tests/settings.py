@@ -15,6 +15,8 @@ if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswi
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/10")
 os.environ.setdefault("SUBMIT_RATE", "off")
 os.environ.setdefault("RUN_RATE", "off")
+# Creating a run answers 202 at once: most tests have no worker to wait for.
+os.environ.setdefault("RUN_WAIT_SECONDS", "0")
 os.environ.setdefault("REGISTER_RATE", "off")
 os.environ.setdefault("HEARTBEAT_INTERVAL", "0.5")
 os.environ.setdefault("RETRY_BASE_DELAY", "0.3")

@@ -161,3 +161,8 @@ def question_get(*, question_id: int) -> Question:
     if question is None:
         raise NotFound(f"There is no question {question_id}.")
     return question
+
+
+def question_evaluator(*, question_id: int) -> str | None:
+    """Which evaluator grades answers to the question (retired ones included)."""
+    return Question.objects.filter(pk=question_id).values_list("evaluator", flat=True).first()

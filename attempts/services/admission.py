@@ -71,46 +71,12 @@ def evaluate_backlog(*, fresh: bool = False) -> int:
     return queue_backlog(kind="evaluate", fresh=fresh)
 
 
-def admission_check(*, kind: str, evaluator: str | None = None) -> None:
-    """Raise Overloaded when new work of `kind` must wait for the queue to drain, or when the
-    remote model that would grade it is failing."""
-    admitted = ADMITTED[kind]
-    limit = getattr(settings.CONFIG, admitted.limit_setting)
-    if limit:
-        depth = queue_backlog(kind=kind)
-        if depth >= limit:
-            metrics.incr("interviewprep_submits_refused_total", {"reason": admitted.refused_reason})
-            raise Overloaded(
-                admitted.refusal.format(depth=depth, retry_after=BACKLOG_RETRY_AFTER),
-                retry_after=BACKLOG_RETRY_AFTER,
-            )
-    if evaluator == "remote":
-        breaker = remote_model_breaker()
-        if breaker.state() == "open":
-            retry_after = max(1, int(breaker.retry_after()))
-            metrics.incr("interviewprep_submits_refused_total", {"reason": "breaker"})
-            raise Overloaded(
-                "The grading service is failing right now. Nothing was saved; "
-                f"please submit again in {retry_after} seconds.",
-                retry_after=retry_after,
-            )
-
-
-# Read-only, for pages that say why a result is slow; the numbers are the admission check's own.
-EVALUATION_BEHIND = "Evaluation is running behind: many answers are waiting, so your result may take longer than usual."
-GRADER_FAILING = (
-    "The service that grades written answers is failing right now; "
-    "answers it grades wait until it recovers, and new ones cannot be submitted."
-)
-
-
-def evaluate_backlog_over_limit() -> int | None:
-    """The evaluate backlog when it is at or over `EVALUATE_QUEUE_LIMIT` (where submits are
-    refused), else None; counted at most once a second per process, like the check's."""
-    limit = settings.CONFIG.evaluate_queue_limit
+def queue_over_limit(*, kind: str) -> int | None:
+    """The backlog of `kind` when it is at or over its limit (where new work is refused), else None."""
+    limit = getattr(settings.CONFIG, ADMITTED[kind].limit_setting)
     if not limit:
         return None
-    depth = evaluate_backlog()
+    depth = queue_backlog(kind=kind)
     return depth if depth >= limit else None
 
 
@@ -119,10 +85,39 @@ def remote_grader_open() -> bool:
     return remote_model_breaker().state() == "open"
 
 
+def admission_check(*, kind: str, evaluator: str | None = None) -> None:
+    """Raise Overloaded when new work of `kind` must wait for the queue to drain, or when the
+    remote model that would grade it is failing."""
+    depth = queue_over_limit(kind=kind)
+    if depth is not None:
+        admitted = ADMITTED[kind]
+        metrics.incr("interviewprep_submits_refused_total", {"reason": admitted.refused_reason})
+        raise Overloaded(
+            admitted.refusal.format(depth=depth, retry_after=BACKLOG_RETRY_AFTER),
+            retry_after=BACKLOG_RETRY_AFTER,
+        )
+    if evaluator == "remote" and remote_grader_open():
+        retry_after = max(1, int(remote_model_breaker().retry_after()))
+        metrics.incr("interviewprep_submits_refused_total", {"reason": "breaker"})
+        raise Overloaded(
+            "The grading service is failing right now. Nothing was saved; "
+            f"please submit again in {retry_after} seconds.",
+            retry_after=retry_after,
+        )
+
+
+# Read-only, for pages that say why a result is slow; the rules are the admission check's own.
+EVALUATION_BEHIND = "Evaluation is running behind: many answers are waiting, so your result may take longer than usual."
+GRADER_FAILING = (
+    "The service that grades written answers is failing right now; "
+    "answers it grades wait until it recovers, and new ones cannot be submitted."
+)
+
+
 def evaluation_degraded(*, evaluator: str | None = None) -> str | None:
     """Why evaluation is slow right now, in a candidate's words, or None. The breaker counts
     for answers the remote model grades, or for any when `evaluator` is not given."""
-    if evaluate_backlog_over_limit() is not None:
+    if queue_over_limit(kind="evaluate") is not None:
         return EVALUATION_BEHIND
     if evaluator in (None, "remote") and remote_grader_open():
         return GRADER_FAILING

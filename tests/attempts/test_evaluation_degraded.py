@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fresh_backlog_count() -> Iterator[None]:
     # The backlog is counted at most once a second per process: not across tests.
-    admission._backlog.get().counted = None
+    admission._backlog.get().counted = {}
     yield
-    admission._backlog.get().counted = None
+    admission._backlog.get().counted = {}
 
 
 def _waiting_jobs(n: int) -> None:
@@ -75,13 +75,13 @@ def test_it_says_the_same_as_the_admission_check_refuses():
 
     _waiting_jobs(3)
     for limit, evaluator, breaker_open in [(3, "code", False), (4, "code", False), (4, "remote", True)]:
-        admission._backlog.get().counted = None
+        admission._backlog.get().counted = {}
         remote_model_breaker().reset()
         if breaker_open:
             _open_the_breaker()
         with _limit(limit):
             try:
-                admission.admission_check(evaluator=evaluator)
+                admission.admission_check(kind="evaluate", evaluator=evaluator)
                 refused = False
             except Overloaded:
                 refused = True

@@ -50,7 +50,8 @@ def browser():
 def stack(transactional_db, tmp_path):
     """The web server, a worker for runs and evaluations, and the relay; the base URL."""
     started = [start_relay(tmp_path), start_worker(tmp_path, queues="run,evaluate,generate,ops")]
-    web = start_web(tmp_path, workers=2)
+    # As in production: creating a run waits for its cases (the test settings turn that off).
+    web = start_web(tmp_path, workers=2, RUN_WAIT_SECONDS="10")
     started.append(web.process)
     yield f"http://127.0.0.1:{web.port}"
     for process in reversed(started):
