@@ -230,7 +230,9 @@ def test_fifty_waits_hold_no_thread_of_the_one_web_process(web: WebServer):
 
     status, body, _ = web.request("/api/v1/questions/", token=token)
     assert status == 200, body
-    assert open_waits() == 50, "the waits ended before the plain request was answered"
+    status, body, _ = web.request(_url(attempt.pk), token=token)  # no wait: the sync view, at once
+    assert (status, body["version"]) == (200, attempt.version)
+    assert open_waits() == 50, "the waits ended before the plain requests were answered"
 
     moved_at = time.monotonic()
     new_version = _commit_move(attempt.pk)
