@@ -13,8 +13,8 @@ Three departures from Django's own `ASGIHandler`, each measured:
   Here every request's sync code shares asgiref's process-wide thread, which keeps its
   connection (`CONN_MAX_AGE`) and serves one sync view at a time, as a sync worker did.
 - It runs a sync view behind the async chain, a thread hop for each middleware hook and the
-  view: 12-13 ms of CPU per `GET /api/v1/questions/1/` in one process on this machine, against
-  7-8 with the sync chain in one hop, and 5 under WSGI.
+  view: 12-13 ms of CPU per `GET /api/v1/questions/1/` in one process on a loaded 2-core
+  machine, against 7.5-8.5 with the whole sync chain in one hop, and 5-7 under WSGI.
 - Django keeps cache clients in a context-local, and each ASGI request has a context of its own:
   each would build a django-redis client. Made once below, in the context every request's is
   copied from, the process has one, as a WSGI thread does.
