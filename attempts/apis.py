@@ -286,7 +286,8 @@ class AttemptDetailApi(APIView):
         read stay in the sync view, run through `sync_to_async`; only the wait between reads is
         the async view's, and it holds no thread. A read that is not 200 (400, 401, 404) answers
         at once."""
-        read = sync_to_async(cls.as_view())
+        sync_view = cls.as_view()
+        read = sync_to_async(sync_view)
 
         async def view(request, attempt_id: int):
             query = cls.QuerySerializer(data=request.GET)
@@ -302,6 +303,9 @@ class AttemptDetailApi(APIView):
                 moot=lambda message: message.isdigit() and int(message) < min_version,
             )
 
+        # Under ASGI a request without `wait` goes to the sync view in one hop (interviewprep/asgi.py).
+        view.sync_view = sync_view
+        view.awaits = lambda request: "wait" in request.GET
         return _like_drf_view(view, cls)
 
 

@@ -9,8 +9,15 @@ from interviewprep import settings as app
 SECRET_KEY = app.SECRET_KEY
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
-# The token model only because the attempts app connects its cache evictions to it at start.
-INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "rest_framework.authtoken", "attempts"]
+# The token model only because the attempts app connects its cache evictions to it at start, and
+# evaluation because the attempts app registers its job handlers with it at start.
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "rest_framework.authtoken",
+    "evaluation",
+    "attempts",
+]
 MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "benchmarks.bare_urls"
 DATABASES = {"default": {**app.DATABASES["default"], "CONN_HEALTH_CHECKS": False}}

@@ -274,7 +274,8 @@ class Processes:
             print(f"(process logs kept in {self.logdir})", file=sys.stderr)
 
     def start(self, name: str, argv: list[str], **extra_env: str) -> Proc:
-        log = self.logdir / f"{name}-{len(self.procs)}.log"
+        # Numbered by start, not by how many run: a stopped process's log is not overwritten.
+        log = self.logdir / f"{name}-{len(list(self.logdir.glob('*.log')))}.log"
         with log.open("wb") as out:
             popen = subprocess.Popen(
                 argv,

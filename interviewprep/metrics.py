@@ -38,6 +38,11 @@ COUNTERS = {
     "interviewprep_submits_refused_total": ("Submits refused because evaluation cannot keep up.", ("reason",)),
     "interviewprep_jobs_swept_total": ("Stuck jobs sent again by the sweeper.", ()),
     "interviewprep_outbox_published_total": ("Outbox rows published to the broker.", ()),
+    "interviewprep_waits_started_total": ("Waits (?wait=) that found nothing yet and began to wait.", ()),
+    "interviewprep_waits_ended_total": (
+        "Waits that began, by how they ended: ready, deadline, cancelled (client gone), error.",
+        ("outcome",),
+    ),
 }
 HISTOGRAMS = {
     "interviewprep_job_latency_seconds": ("Seconds from a job's creation to its final state.", ("kind",)),

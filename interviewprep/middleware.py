@@ -77,9 +77,10 @@ def _user_id(request) -> int | None:
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):
-    """WhiteNoise (sync only in 6.x), also in an async chain. There a file is read whole on a
-    pool thread, not the process's sync-view thread: the app's files are small, and Django would
-    otherwise read a sync file response into memory anyway, warning each time."""
+    """WhiteNoise (sync only in 6.x), also in an async chain. A file is read whole and answered
+    as a plain response: under ASGI, Django would read WhiteNoise's sync file response into
+    memory anyway, warning each time, and the app's files are small. In an async chain the read
+    runs on a pool thread, not the process's sync-view thread."""
 
     sync_capable = True
     async_capable = True
@@ -93,16 +94,19 @@ class StaticFilesMiddleware(WhiteNoiseMiddleware):
     def __call__(self, request):
         if self.async_mode:
             return self._acall(request)
-        return super().__call__(request)
+        static_file = self._find(request.path_info)
+        if static_file is None:
+            return self.get_response(request)
+        return _read_whole(static_file, request)
 
     async def _acall(self, request):
-        if self.autorefresh:
-            static_file = await sync_to_async(self.find_file, thread_sensitive=False)(request.path_info)
-        else:
-            static_file = self.files.get(request.path_info)
+        static_file = await sync_to_async(self._find, thread_sensitive=False)(request.path_info)
         if static_file is None:
             return await self.get_response(request)
         return await sync_to_async(_read_whole, thread_sensitive=False)(static_file, request)
+
+    def _find(self, path: str):
+        return self.find_file(path) if self.autorefresh else self.files.get(path)
 
 
 def _read_whole(static_file, request) -> HttpResponse:

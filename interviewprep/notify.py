@@ -6,31 +6,43 @@
 
 A channel is named after what changed, `attempt:{id}` or `run:{id}`; a message is a short
 string, by convention the new version or state. `notify_on_commit` publishes after the commit
-(at once outside a transaction), so a rolled-back change wakes nobody. `wait_for` subscribes,
-and only once Redis has confirmed the subscription awaits `ready(None)`: a change committed
-before that check is seen by it, and one committed after it publishes to a subscriber already in
-place, so none is missed. It then awaits `ready(message)` for each message until `ready` says
+(at once outside a transaction), so a rolled-back change wakes nobody. `wait_for` first makes
+sure it will hear every message published from now on, and only then awaits `ready(None)`: a
+change committed before that check is seen by it, and one committed after it is heard, so none
+is missed. It then awaits `ready(message)` for each message on its channel until `ready` says
 yes (True) or the deadline passes (False). `ready` decides from the source of truth, PostgreSQL:
-a message is only a hint to look again. It may skip the look for a message that cannot be
-enough (an older version), but it must expect messages about other changes, and duplicates.
+a message is only a hint to look again. It may skip the look for a message that cannot be enough
+(an older version), but it must expect duplicates and messages about changes it does not need.
 
 Best effort on both sides; the database stays the truth. Pub/sub keeps nothing: a message
-reaches only those subscribed at that instant, and a Redis failure loses it. A publish that
-fails is logged at warning and the committed change stands. A waiter that cannot subscribe
-still checks `ready(None)` once, then waits out its deadline like a waiter whose message was
-lost: its caller then reads the current state. So Redis down makes a wait answer late (at its
-deadline), never wrongly.
+reaches only who listens at that instant, and a Redis failure loses it. A publish that fails is
+logged at warning and the committed change stands. A waiter that cannot listen, or whose
+message was lost, answers at its deadline: its caller then reads the current state. So Redis
+down makes a wait answer late, never wrongly.
 
-The server is the cache's (`REDIS_URL`), with its short timeouts. Channels are server-wide in
-Redis, not per database, so every name carries the cache's database number: tests, benchmarks
-and `make run` sharing a server do not wake each other. Each wait holds one Redis connection
-for its duration.
+How it listens: each process keeps one pub/sub connection per event loop (a web process has
+one loop), subscribed once to every channel of this app by pattern, and one task reading it
+that hands each message to the waits of its channel in this process. A wait then costs a queue
+in a dict, not a Redis connection and a SUBSCRIBE: with a connection per wait, setting one up
+took 3-4 ms of the event loop's CPU, and in a burst of 1,000 waits on 8 processes 54 could not
+subscribe within 5 s (benchmarks/bench_wait.py). Every process hears every message, which is
+nothing at a few hundred changes a second. If the connection breaks, the waits listening on it
+answer at their deadlines, and the next wait opens a new one.
+
+The server is the cache's (`REDIS_URL`). Channels are server-wide in Redis, not per database,
+so every name carries the cache's database number: tests, benchmarks and `make run` sharing a
+server do not hear each other. Counters: `interviewprep_waits_started_total`, and
+`interviewprep_waits_ended_total` by outcome (`ready`, `deadline`, `cancelled`, `error`); their
+difference is the number of waits open. A wait answered by its first check counts in neither.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -41,20 +53,23 @@ from django.db import transaction
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from interviewprep import metrics
+from interviewprep.per_process import PerProcess
 from interviewprep.redis_state import cache_redis
 
 logger = logging.getLogger(__name__)
 
-# How long a waiter gives Redis to connect and confirm its subscription.
-SUBSCRIBE_TIMEOUT = 1.0
+# How long a wait gives a new listening connection to connect and subscribe; its first check
+# waits for that. Generous: a busy machine can take a second or more.
+LISTEN_TIMEOUT = 5.0
 
 Ready = Callable[[str | None], Awaitable[bool]]
 T = TypeVar("T")
 
 
-def _name(channel: str) -> str:
+def _prefix() -> str:
     db = cache_redis().connection_pool.connection_kwargs.get("db", 0)
-    return f"ip:{db}:{channel}"
+    return f"ip:{db}:"
 
 
 def notify_on_commit(channel: str, message: str) -> None:
@@ -64,17 +79,11 @@ def notify_on_commit(channel: str, message: str) -> None:
 
 def _publish(channel: str, message: str) -> None:
     try:
-        cache_redis().publish(_name(channel), message)
+        cache_redis().publish(_prefix() + channel, message)
     except redis.RedisError as exc:
         logger.warning(
             "notify failed: its waiters answer at their deadline", extra={"channel": channel, "error": str(exc)}
         )
-
-
-def subscribers(channel: str) -> int:
-    """How many wait on `channel` right now, over every process (for operators and tests)."""
-    name = _name(channel)
-    return int(dict(cache_redis().pubsub_numsub(name)).get(name.encode(), 0))
 
 
 async def wait_for(channel: str, ready: Ready, *, timeout: float) -> bool:
@@ -82,26 +91,36 @@ async def wait_for(channel: str, ready: Ready, *, timeout: float) -> bool:
     docstring for the order of the checks and what a Redis failure does)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    client = redis.asyncio.Redis.from_url(
-        settings.CACHES["default"]["LOCATION"],
-        decode_responses=True,
-        socket_connect_timeout=SUBSCRIBE_TIMEOUT,
-        socket_timeout=SUBSCRIBE_TIMEOUT,
-        retry=Retry(NoBackoff(), 0),
-    )
-    pubsub = client.pubsub()
+    listener = _listeners.get().of(loop)
+    name = _prefix() + channel
+    inbox: asyncio.Queue[str | None] = listener.join(name)
+    waiting, outcome = False, "error"
     try:
-        subscribed = await _subscribe(pubsub, channel, min(SUBSCRIBE_TIMEOUT, timeout))
+        # Joined before the check: every message read from now on reaches the inbox.
+        listening = await listener.listening(within=min(LISTEN_TIMEOUT, timeout))
         if await ready(None):
             return True
-        if subscribed and await _listen(pubsub, channel, ready, deadline):
-            return True
-        # Subscribed or not, nothing came that was enough: the deadline says when to answer.
+        waiting, outcome = True, "deadline"
+        metrics.incr("interviewprep_waits_started_total")
+        while listening and (remaining := deadline - loop.time()) > 0:
+            try:
+                message = await asyncio.wait_for(inbox.get(), remaining)
+            except TimeoutError:
+                break
+            if message is None:  # the connection broke: nothing can say "now" any more
+                break
+            if await ready(message):
+                outcome = "ready"
+                return True
         await asyncio.sleep(max(0.0, deadline - loop.time()))
         return False
+    except asyncio.CancelledError:
+        outcome = "cancelled"  # the client went away
+        raise
     finally:
-        await pubsub.aclose()
-        await client.aclose()
+        listener.leave(name, inbox)
+        if waiting:
+            metrics.incr("interviewprep_waits_ended_total", {"outcome": outcome})
 
 
 async def read_until(
@@ -130,32 +149,85 @@ async def read_until(
     return answer  # type: ignore[return-value]
 
 
-async def _listen(pubsub: redis.asyncio.client.PubSub, channel: str, ready: Ready, deadline: float) -> bool:
-    loop = asyncio.get_running_loop()
-    while (remaining := deadline - loop.time()) > 0:
+class _Listener:
+    """One event loop's pub/sub connection and its reader task."""
+
+    def __init__(self) -> None:
+        self.inboxes: dict[str, set[asyncio.Queue[str | None]]] = {}
+        self.reader: asyncio.Task[None] | None = None
+        self.subscribed: asyncio.Future[bool] | None = None
+
+    async def listening(self, *, within: float) -> bool:
+        if self.reader is None or self.reader.done():
+            self.subscribed = asyncio.get_running_loop().create_future()
+            self.reader = asyncio.get_running_loop().create_task(self._read(self.subscribed))
         try:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=remaining)
-        except (redis.RedisError, OSError) as exc:
-            logger.warning("wait lost its subscription", extra={"channel": channel, "error": repr(exc)})
+            return await asyncio.wait_for(asyncio.shield(self.subscribed), within)
+        except TimeoutError:
+            logger.warning("wait could not listen in time: it answers at its deadline")
             return False
-        if message is not None and message["type"] == "message" and await ready(message["data"]):
-            return True
-    return False
 
+    def join(self, name: str) -> asyncio.Queue[str | None]:
+        inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.inboxes.setdefault(name, set()).add(inbox)
+        return inbox
 
-async def _subscribe(pubsub: redis.asyncio.client.PubSub, channel: str, within: float) -> bool:
-    """Subscribe and wait for Redis's confirmation: only then is a publish sure to reach us."""
+    def leave(self, name: str, inbox: asyncio.Queue[str | None]) -> None:
+        inboxes = self.inboxes.get(name)
+        if inboxes is not None:
+            inboxes.discard(inbox)
+            if not inboxes:
+                del self.inboxes[name]
 
-    async def confirmed() -> None:
-        await pubsub.subscribe(_name(channel))
-        while (message := await pubsub.get_message(timeout=within)) is None or message["type"] != "subscribe":
-            pass
-
-    try:
-        await asyncio.wait_for(confirmed(), timeout=within)
-    except (redis.RedisError, OSError, TimeoutError) as exc:
-        logger.warning(
-            "wait could not subscribe: it answers at its deadline", extra={"channel": channel, "error": repr(exc)}
+    async def _read(self, subscribed: asyncio.Future[bool]) -> None:
+        client = redis.asyncio.Redis.from_url(
+            settings.CACHES["default"]["LOCATION"],
+            decode_responses=True,
+            socket_connect_timeout=LISTEN_TIMEOUT,
+            # The connection idles between messages: a read timeout would break it.
+            socket_timeout=None,
+            retry=Retry(NoBackoff(), 0),
+            client_name=f"ip-notify-{os.getpid()}",  # for CLIENT LIST
         )
-        return False
-    return True
+        pubsub = client.pubsub()
+        try:
+            await pubsub.psubscribe(_prefix() + "*")
+            while True:
+                message = await pubsub.get_message(timeout=None)
+                if message is None:
+                    continue
+                if message["type"] == "psubscribe" and not subscribed.done():
+                    subscribed.set_result(True)
+                elif message["type"] == "pmessage":
+                    for inbox in self.inboxes.get(message["channel"], ()):
+                        inbox.put_nowait(message["data"])
+        except (redis.RedisError, OSError) as exc:
+            logger.warning("notify listener lost its connection", extra={"error": repr(exc)})
+        finally:
+            if self.subscribed is subscribed:  # the next wait starts a new connection
+                self.reader = self.subscribed = None
+            if not subscribed.done():
+                subscribed.set_result(False)
+            for inboxes in self.inboxes.values():
+                for inbox in inboxes:
+                    inbox.put_nowait(None)
+            await pubsub.aclose()
+            await client.aclose()
+
+
+class _Listeners:
+    """This process's listeners, one per event loop (a test client runs a loop per request)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Listener] = weakref.WeakKeyDictionary()
+
+    def of(self, loop: asyncio.AbstractEventLoop) -> _Listener:
+        with self.lock:
+            listener = self.by_loop.get(loop)
+            if listener is None:
+                listener = self.by_loop[loop] = _Listener()
+            return listener
+
+
+_listeners = PerProcess(_Listeners)

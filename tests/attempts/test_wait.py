@@ -17,10 +17,10 @@ from rest_framework.authtoken.models import Token
 
 from attempts.models import Attempt, AttemptStatus
 from attempts.selectors.attempts import attempt_get_for_user
-from attempts.services.transitions import attempt_channel, transition
+from attempts.services.transitions import transition
 from interviewprep.api import PROBLEM_CONTENT_TYPE
-from interviewprep.notify import subscribers
 from tests.factories import AttemptFactory, UserFactory
+from tests.notify_helpers import ended_waits, open_waits
 from tests.processes import RedisServer, wait_for
 from tests.web_server import WebServer, start_web
 
@@ -132,7 +132,7 @@ def test_nothing_changes_it_answers_the_current_state_after_the_wait(api_client_
 def test_it_answers_as_soon_as_another_transaction_reaches_the_version(api_client_for):
     attempt = AttemptFactory()
     waiting = Waiting(api_client_for(attempt.user), attempt.pk, min_version=attempt.version + 1, wait=30)
-    wait_for(lambda: subscribers(attempt_channel(attempt.pk)) == 1, timeout=60, message="the wait to subscribe")
+    wait_for(lambda: open_waits() == 1, timeout=60, message="the request to wait")
 
     new_version = _commit_move(attempt.pk)
     response = waiting.join()
@@ -226,12 +226,13 @@ def test_fifty_waits_hold_no_thread_of_the_one_web_process(web: WebServer):
     threads = [threading.Thread(target=wait) for _ in range(50)]
     for thread in threads:
         thread.start()
-    channel = attempt_channel(attempt.pk)
-    wait_for(lambda: subscribers(channel) == 50, timeout=90, message="50 waits to subscribe")
+    wait_for(lambda: open_waits() == 50, timeout=90, message="50 requests to wait")
 
     status, body, _ = web.request("/api/v1/questions/", token=token)
     assert status == 200, body
-    assert subscribers(channel) == 50, "the waits ended before the plain request was answered"
+    status, body, _ = web.request(_url(attempt.pk), token=token)  # no wait: the sync view, at once
+    assert (status, body["version"]) == (200, attempt.version)
+    assert open_waits() == 50, "the waits ended before the plain requests were answered"
 
     moved_at = time.monotonic()
     new_version = _commit_move(attempt.pk)
@@ -240,3 +241,4 @@ def test_fifty_waits_hold_no_thread_of_the_one_web_process(web: WebServer):
     assert len(answers) == 50
     assert {(status, body["version"]) for status, body, _ in answers} == {(200, new_version)}
     assert max(answered_at for _, _, answered_at in answers) - moved_at < WELL_BEFORE_30_S
+    assert ended_waits("ready") == 50

@@ -409,9 +409,12 @@ def test_the_draft_newer_than_the_latest_submission_opens_in_the_editor(client, 
     attempt = AttemptFactory(user=candidate)
     submit(client, attempt, "submitted text", hidden_key(attempt_page(client, attempt)))
     assert textarea_text(attempt_page(client, attempt)) == "submitted text"
-    assert api_client_for(candidate).put(
-        f"/api/v1/attempts/{attempt.pk}/draft/", {"answer": "typed since"}, format="json"
-    ).status_code == 200
+    assert (
+        api_client_for(candidate)
+        .put(f"/api/v1/attempts/{attempt.pk}/draft/", {"answer": "typed since"}, format="json")
+        .status_code
+        == 200
+    )
     assert textarea_text(attempt_page(client, attempt)) == "typed since"
 
 

@@ -68,3 +68,15 @@ def test_static_files_and_request_ids_are_served_under_asgi(web: WebServer) -> N
     status, _, headers = web.request("/static/no-such-file.css")
     assert status == 404
     assert headers["x-request-id"]
+    assert "synchronous iterators" not in web.process.output(), "a file response was streamed from a sync iterator"
+
+
+@pytest.mark.django_db
+def test_only_a_request_that_waits_takes_the_async_chain(rf) -> None:
+    """Every other request runs the sync chain in one hop, as cheap as under WSGI."""
+    from interviewprep.asgi import _awaits
+
+    assert _awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3, "wait": 5}))
+    assert not _awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3}))
+    assert not _awaits(rf.get("/api/v1/questions/"))
+    assert not _awaits(rf.get("/no/such/page/"))

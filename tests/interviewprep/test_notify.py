@@ -1,21 +1,25 @@
-"""notify: a message after commit only, a waiter that misses nothing, Redis failing quietly."""
+"""notify: a message after commit only, a waiter that misses nothing, one connection for many
+waits, Redis failing quietly."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection, transaction
 from django.test import override_settings
 
-from interviewprep.notify import notify_on_commit, subscribers, wait_for
+from interviewprep.notify import notify_on_commit, wait_for
+from tests.notify_helpers import ended_waits, open_waits
 from tests.processes import RedisServer, free_port
 from tests.processes import wait_for as wait_until
 
@@ -60,20 +64,20 @@ def _channel() -> str:
 def test_a_message_goes_out_after_commit_and_never_for_a_rollback():
     channel = _channel()
     waiter = Waiter(channel, timeout=30).start()
-    wait_until(lambda: subscribers(channel) == 1, message="the waiter to subscribe")
+    wait_until(lambda: open_waits() == 1, message="the waiter to wait")
 
     with pytest.raises(ZeroDivisionError), transaction.atomic():
         notify_on_commit(channel, "rolled back")
         1 / 0
     with transaction.atomic():
         notify_on_commit(channel, "committed")
-        assert subscribers(channel) == 1 and waiter.thread.is_alive(), "published before the commit"
+        assert open_waits() == 1 and waiter.thread.is_alive(), "published before the commit"
     waiter.join()
 
     assert waiter.result is True
     assert waiter.asked == [None, "committed"]
     assert waiter.elapsed < 20, "the waiter sat out its deadline"
-    assert subscribers(channel) == 0, "the subscription outlived the wait"
+    assert ended_waits("ready") == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -99,7 +103,7 @@ def test_a_change_right_after_the_first_check_is_not_missed():
 def test_messages_that_are_not_enough_keep_it_waiting_until_the_deadline():
     channel = _channel()
     waiter = Waiter(channel, timeout=1.0, enough="9").start()
-    wait_until(lambda: subscribers(channel) == 1, message="the waiter to subscribe")
+    wait_until(lambda: open_waits() == 1, message="the waiter to wait")
     notify_on_commit(channel, "8")
     waiter.join()
     assert waiter.result is False
@@ -141,7 +145,7 @@ def test_redis_unreachable_a_waiter_checks_once_then_answers_at_its_deadline(unr
     assert waiter.result is False
     assert waiter.asked == [None]
     assert waiter.elapsed >= 0.5
-    assert any("could not subscribe" in r.getMessage() for r in caplog.records)
+    assert any("lost its connection" in r.getMessage() for r in caplog.records)
 
 
 @pytest.fixture
@@ -161,3 +165,48 @@ def test_redis_paused_a_waiter_still_answers_at_its_deadline(paused_redis):
     waiter.join()
     assert waiter.result is False
     assert waiter.asked == [None]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_waits_of_a_process_share_one_redis_connection():
+    """A wait costs an entry in the process's listener, not a connection and a SUBSCRIBE."""
+    channels = [_channel() for _ in range(20)]
+    results: list[bool] = []
+
+    async def everyone() -> None:
+        async def never(message: str | None) -> bool:
+            return message == "go"
+
+        results.extend(await asyncio.gather(*(wait_for(c, never, timeout=30) for c in channels)))
+
+    thread = threading.Thread(target=lambda: asyncio.run(everyone()))
+    thread.start()
+    wait_until(lambda: open_waits() == 20, message="20 waits")
+    listeners = [
+        c for c in redis.Redis.from_url(settings.CACHES["default"]["LOCATION"]).client_list() if c["psub"] != "0"
+    ]
+    mine = [c for c in listeners if c["name"] == f"ip-notify-{os.getpid()}"]
+    for channel in channels:
+        notify_on_commit(channel, "go")
+    thread.join(timeout=120)
+    assert len(mine) == 1
+    assert results == [True] * 20
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broken_connection_sends_its_waits_to_their_deadline(caplog):
+    server = RedisServer()
+    try:
+        with override_settings(CACHES={"default": {**settings.CACHES["default"], "LOCATION": server.url(0)}}):
+            waiter = Waiter(_channel(), timeout=2.0)
+            with caplog.at_level(logging.WARNING, logger="interviewprep.notify"):
+                waiter.start()
+                wait_until(lambda: open_waits() == 1, message="the waiter to wait")
+                server.proc.kill()
+                waiter.join()
+    finally:
+        server.stop()
+    assert waiter.result is False
+    assert waiter.elapsed >= 2.0
+    assert ended_waits("deadline") == 1
+    assert any("lost its connection" in r.getMessage() for r in caplog.records)
