@@ -11,8 +11,10 @@ request; the one thread here keeps its connection (`CONN_MAX_AGE`).
 import os
 
 import django
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
+from interviewprep.body_limit import read_bounded
 from interviewprep.config import load_or_exit
 
 load_or_exit()
@@ -23,9 +25,13 @@ class OneThreadASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        # At most REQUEST_BODY_MAX_BYTES of body is kept; a chunked one gets its Content-Length.
+        bounded = await read_bounded(scope, receive, settings.REQUEST_BODY_MAX_BYTES)
+        if bounded is None:
+            return  # the client left before its body ended
         # Without a ThreadSensitiveContext, sync_to_async(thread_sensitive=True) uses asgiref's
         # process-wide single thread.
-        await self.handle(scope, receive, send)
+        await self.handle(*bounded, send)
 
 
 django.setup(set_prefix=False)
