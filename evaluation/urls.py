@@ -5,7 +5,7 @@ from evaluation import apis
 urlpatterns = [
     path("ops/dead-letters/", apis.DeadLetterListApi.as_view(), name="api-dead-letters"),
     path(
-        "ops/dead-letters/<int:dead_letter_id>/replay/",
+        "ops/dead-letters/<id:dead_letter_id>/replay/",
         apis.DeadLetterReplayApi.as_view(),
         name="api-dead-letter-replay",
     ),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
-from rest_framework import exceptions, status
+from django.http import Http404, JsonResponse
+from django.views.defaults import page_not_found, server_error
+from rest_framework import exceptions
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -17,27 +18,70 @@ logger = logging.getLogger(__name__)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
-_TITLES = {
-    400: "Bad request",
-    401: "Authentication required",
-    403: "Forbidden",
-    404: "Not found",
-    405: "Method not allowed",
-    406: "Not acceptable",
-    409: "Conflict",
-    413: "Content too large",
-    415: "Unsupported media type",
-    422: "Unprocessable content",
-    429: "Too many requests",
-    500: "Internal server error",
-    503: "Service unavailable",
+# One problem type per kind of error, whichever layer refused (a service, DRF, the URL
+# resolver, the body limit): a client tells errors apart by `type` and must not learn a second
+# spelling of "not found". Statuses not listed (409, 422) carry their service's own code.
+_PROBLEMS = {
+    400: ("invalid", "Bad request"),
+    401: ("not-authenticated", "Authentication required"),
+    403: ("permission-denied", "Forbidden"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    406: ("not-acceptable", "Not acceptable"),
+    413: ("content-too-large", "Content too large"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+    429: ("throttled", "Too many requests"),
+    500: ("server-error", "Internal server error"),
+    503: ("overloaded", "Service unavailable"),
 }
+_TITLES = {409: "Conflict", 422: "Unprocessable content"}
+
+
+def problem_body(status_code: int, detail: str, *, code: str = "error", **extra) -> dict:
+    code, title = _PROBLEMS.get(status_code, (code, _TITLES.get(status_code, "Error")))
+    return {
+        "type": f"https://interviewprep.dev/problems/{code}",
+        "title": title,
+        "status": status_code,
+        "detail": detail,
+        **extra,
+    }
+
+
+def problem_response(status_code: int, detail: str, **extra) -> JsonResponse:
+    """Problem details outside DRF's views (URL resolver, middleware)."""
+    return JsonResponse(
+        problem_body(status_code, detail, **extra), status=status_code, content_type=PROBLEM_CONTENT_TYPE
+    )
 
 
 class Pagination(PageNumberPagination):
+    """`page` is 1 or more (or `last`), `page_size` 1 to 200; anything else is a 400 naming the
+    parameter, not a silent default. A well-formed page past the end stays a 404."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= self.max_page_size):
+            raise exceptions.ValidationError(
+                {"page_size": [f"page_size must be a whole number from 1 to {self.max_page_size}."]}
+            )
+        return int(raw)
+
+    def get_page_number(self, request, paginator) -> int | str:
+        raw = request.query_params.get(self.page_query_param)
+        if raw is None:
+            return 1
+        if raw in self.last_page_strings:
+            return paginator.num_pages
+        if not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+            raise exceptions.ValidationError({"page": ["page must be a whole number from 1 on, or `last`."]})
+        return raw
 
 
 class ProblemError(exceptions.APIException):
@@ -52,13 +96,7 @@ class ProblemError(exceptions.APIException):
 
 
 def problem(status_code: int, detail: str, *, code: str = "error", headers=None, **extra) -> Response:
-    body = {
-        "type": f"https://interviewprep.dev/problems/{code}",
-        "title": _TITLES.get(status_code, "Error"),
-        "status": status_code,
-        "detail": detail,
-        **extra,
-    }
+    body = problem_body(status_code, detail, code=code, **extra)
     return Response(body, status=status_code, headers=headers, content_type=PROBLEM_CONTENT_TYPE)
 
 
@@ -90,7 +128,8 @@ def problem_exception_handler(exc, context):
         code = "invalid"
     elif isinstance(exc, exceptions.ParseError):
         detail = f"The body is not valid JSON: {exc.detail}"
-        code = "malformed-json"
+        code = "invalid"
+        extra["code_detail"] = "malformed-json"
     else:
         detail = _flatten(exc.detail)
     headers = {k: v for k, v in response.items() if k in {"Retry-After", "WWW-Authenticate", "Allow"}}
@@ -100,33 +139,12 @@ def problem_exception_handler(exc, context):
 
 
 def not_found_problem(request, exception=None):
-    from django.http import JsonResponse
-
     if request.path.startswith("/api/"):
-        return JsonResponse(
-            {"type": "about:blank", "title": "Not found", "status": 404, "detail": "No such resource."},
-            status=status.HTTP_404_NOT_FOUND,
-            content_type=PROBLEM_CONTENT_TYPE,
-        )
-    from django.views.defaults import page_not_found
-
+        return problem_response(404, "No such resource.")
     return page_not_found(request, exception)
 
 
 def server_error_problem(request):
-    from django.http import JsonResponse
-
     if request.path.startswith("/api/"):
-        return JsonResponse(
-            {
-                "type": "about:blank",
-                "title": "Internal server error",
-                "status": 500,
-                "detail": "Something went wrong on our side; it has been logged.",
-            },
-            status=500,
-            content_type=PROBLEM_CONTENT_TYPE,
-        )
-    from django.views.defaults import server_error
-
+        return problem_response(500, "Something went wrong on our side; it has been logged.")
     return server_error(request)

@@ -24,11 +24,13 @@ import os
 
 import django
 from asgiref.sync import iscoroutinefunction, sync_to_async
+from django.conf import settings
 from django.core.cache import caches
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.urls import Resolver404, get_resolver
 
+from interviewprep.body_limit import read_bounded
 from interviewprep.config import load_or_exit
 
 load_or_exit()
@@ -53,9 +55,13 @@ class OneThreadASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        # At most REQUEST_BODY_MAX_BYTES of body is kept; a chunked one gets its Content-Length.
+        bounded = await read_bounded(scope, receive, settings.REQUEST_BODY_MAX_BYTES)
+        if bounded is None:
+            return  # the client left before its body ended
         # Without a ThreadSensitiveContext, sync_to_async(thread_sensitive=True) uses asgiref's
         # process-wide single thread.
-        await self.handle(scope, receive, send)
+        await self.handle(*bounded, send)
 
     async def get_response_async(self, request):
         if _awaits(request):

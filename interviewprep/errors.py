@@ -25,7 +25,7 @@ class InvalidInput(DomainError):
 
 class AnswerTooLarge(DomainError):
     status_code = 413
-    code = "answer-too-large"
+    code = "content-too-large"
 
 
 class IdempotencyKeyReused(DomainError):
@@ -43,7 +43,7 @@ class Overloaded(DomainError):
 
 class LoginLockedOut(DomainError):
     status_code = 429
-    code = "login-locked-out"
+    code = "throttled"
 
     def __init__(self, detail: str, *, retry_after: int, **extra):
         super().__init__(detail, headers={"Retry-After": str(retry_after)}, retry_after=retry_after, **extra)

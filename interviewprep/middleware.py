@@ -8,10 +8,13 @@ import time
 import uuid
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings
 from django.http import HttpResponse
 from django.utils.functional import LazyObject, empty
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from interviewprep.api import problem_response
+from interviewprep.body_limit import REFUSED, Refusal, refusal_detail
 from interviewprep.logging import request_id_var
 
 logger = logging.getLogger("interviewprep.request")
@@ -74,6 +77,48 @@ def _user_id(request) -> int | None:
     if user is None or (isinstance(user, LazyObject) and user._wrapped is empty):
         return None
     return user.pk if user.is_authenticated else None
+
+
+class BodyLimitMiddleware:
+    """A body over REQUEST_BODY_MAX_BYTES is a 413 on every endpoint, naming that limit (an
+    answer's own 64 KiB limit is the service's, in its words). Under ASGI the body was bounded
+    as it was read (interviewprep.body_limit); elsewhere Content-Length tells."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self._acall(request)
+        return _body_refused(request) or self.get_response(request)
+
+    async def _acall(self, request):
+        return _body_refused(request) or await self.get_response(request)
+
+
+def _body_refused(request) -> HttpResponse | None:
+    limit = settings.REQUEST_BODY_MAX_BYTES
+    refusal = getattr(request, "scope", {}).get(REFUSED)
+    if refusal is None:
+        length = request.META.get("CONTENT_LENGTH") or ""
+        if not (length.isdigit() and int(length) > limit):
+            return None
+        refusal = Refusal(int(length), close=False)
+    detail = refusal_detail(refusal, limit)
+    if request.path.startswith("/api/"):
+        response = problem_response(413, detail, limit=limit)
+    else:
+        response = HttpResponse(detail, status=413, content_type="text/plain; charset=utf-8")
+    if refusal.close:
+        # The rest of the body is still on the wire: say the connection ends with this answer.
+        response["Connection"] = "close"
+    return response
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):

@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "interviewprep.middleware.RequestIdMiddleware",
+    # Before anything reads the body or the session: a refused body costs nothing more.
+    "interviewprep.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "interviewprep.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -153,7 +155,9 @@ STATICFILES_DIRS = [
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+# Every request body, on every endpoint (interviewprep/body_limit.py): four answers' worth.
+REQUEST_BODY_MAX_BYTES = 256 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 ANSWER_MAX_BYTES = 64 * 1024
 
 REST_FRAMEWORK = {
@@ -164,7 +168,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "interviewprep.api.Pagination",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["interviewprep.parsers.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "interviewprep.api.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate, "run": CONFIG.run_rate, "register": CONFIG.register_rate},

@@ -16,7 +16,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("metrics", metrics_view.metrics, name="metrics"),
     path(
-        "staff/attempts/<int:attempt_id>/cache-diff/",
+        "staff/attempts/<id:attempt_id>/cache-diff/",
         views_staff.attempt_cache_diff_page,
         name="staff-cache-diff",
     ),

@@ -53,7 +53,9 @@ def idempotency_key_validate(key: str | None) -> str:
 
 def request_fingerprint(*, method: str, path: str, data: Any) -> str:
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
+    # "surrogatepass": bytes for any str JSON can decode (a lone "\ud800" too), and the very
+    # bytes of plain UTF-8 for valid text, so fingerprints stored before still match.
+    return hashlib.sha256(f"{method} {path}\n{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def render_body(payload: dict[str, Any]) -> bytes:
