@@ -29,7 +29,7 @@ from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
 
 logger = logging.getLogger(__name__)
 
-QUEUES = ("evaluate", "generate", "ops")
+QUEUES = ("evaluate", "run", "generate", "ops")
 BROKER_TIMEOUT = 0.5
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
