@@ -8,13 +8,14 @@ import math
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from attempts import api_schema as shapes
 from attempts.cache import attempt_cache_diff
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
@@ -47,13 +48,23 @@ from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
 from interviewprep.notify import read_until
+from interviewprep.schema import IDEMPOTENCY_KEY, PROBLEM
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key",
+    IDEMPOTENCY_KEY,
     str,
     OpenApiParameter.HEADER,
     required=True,
-    description="1-255 printable characters; the same key with the same body replays the first answer.",
+    pattern=r"^[!-~]{1,255}$",
+    description="1-255 printable ASCII characters, no spaces; a repeat with the same body replays the first answer.",
+)
+IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
+    IDEMPOTENCY_KEY,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    pattern=r"^[!-~]{1,255}$",
+    description="Optional here, honoured when sent: the same key with the same body replays the first answer.",
 )
 # An answer is at most 64 KiB; a body far beyond that is refused before it is read.
 MAX_BODY_BYTES = 4 * settings.ANSWER_MAX_BYTES
@@ -136,19 +147,7 @@ class RegisterApi(APIView):
 
     InputSerializer = CredentialsSerializer
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            201: inline_serializer(
-                "Registered",
-                {
-                    "id": serializers.IntegerField(),
-                    "username": serializers.CharField(),
-                    "token": serializers.CharField(),
-                },
-            )
-        },
-    )
+    @extend_schema(request=InputSerializer, responses={201: shapes.RegisteredSerializer})
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
@@ -162,9 +161,8 @@ class TokenApi(APIView):
 
     InputSerializer = CredentialsSerializer
 
-    @extend_schema(
-        request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})}
-    )
+    # 429: the log-in lock-out (django-axes), no throttle class.
+    @extend_schema(request=InputSerializer, responses={200: shapes.TokenSerializer, 429: PROBLEM})
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
@@ -183,12 +181,13 @@ class QuestionOutputSerializer(serializers.Serializer):
 
 class QuestionListApi(APIView):
     FilterSerializer = QuestionFiltersSerializer
+    pagination_class = Pagination
 
     @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
     def get(self, request):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(question_list(**filters.validated_data), request, view=self)
         return paginator.get_paginated_response(QuestionOutputSerializer(page, many=True).data)
 
@@ -204,30 +203,21 @@ class QuestionDetailApi(APIView):
         return Response(self.OutputSerializer(question_get(question_id=question_id)).data)
 
 
-ATTEMPT_SCHEMA = inline_serializer(
-    "Attempt",
-    {
-        "id": serializers.IntegerField(),
-        "question_id": serializers.IntegerField(),
-        "status": serializers.CharField(),
-        "version": serializers.IntegerField(),
-        "latest_submission_id": serializers.IntegerField(allow_null=True),
-        "result": serializers.JSONField(allow_null=True),
-    },
-)
-
-
 class AttemptListCreateApi(APIView):
+    pagination_class = Pagination
+
     class InputSerializer(serializers.Serializer):
         question_id = serializers.IntegerField(min_value=1)
 
-    @extend_schema(responses={200: ATTEMPT_SCHEMA})
+    @extend_schema(responses={200: shapes.AttemptSerializer(many=True)})
     def get(self, request):
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(attempt_list_for_user(user=request.user), request, view=self)
         return paginator.get_paginated_response(attempt_payloads(page))
 
-    @extend_schema(request=InputSerializer, responses={201: ATTEMPT_SCHEMA})
+    @extend_schema(
+        request=InputSerializer, parameters=[IDEMPOTENCY_HEADER_OPTIONAL], responses={201: shapes.AttemptSerializer}
+    )
     def post(self, request):
         data = _json_object(request)
         serializer = self.InputSerializer(data=data)
@@ -270,7 +260,7 @@ class AttemptDetailApi(APIView):
                 raise serializers.ValidationError({"wait": "wait needs min_version, the version to wait for."})
             return data
 
-    @extend_schema(parameters=[QuerySerializer], responses={200: ATTEMPT_SCHEMA})
+    @extend_schema(parameters=[QuerySerializer], responses={200: shapes.AttemptSerializer})
     def get(self, request, attempt_id: int):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -307,6 +297,7 @@ class AttemptDetailApi(APIView):
 
 class SubmissionListCreateApi(APIView):
     throttle_scope = "submit"
+    pagination_class = Pagination
 
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
@@ -314,9 +305,9 @@ class SubmissionListCreateApi(APIView):
     def get_throttles(self):
         return [SubmitThrottle()] if self.request.method == "POST" else []
 
-    @extend_schema(responses={200: inline_serializer("Submission", {"id": serializers.IntegerField()})})
+    @extend_schema(responses={200: shapes.SubmissionSerializer(many=True)})
     def get(self, request, attempt_id: int):
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(
             submission_list_for_attempt(user=request.user, attempt_id=attempt_id), request, view=self
         )
@@ -325,17 +316,7 @@ class SubmissionListCreateApi(APIView):
     @extend_schema(
         request=InputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={
-            202: inline_serializer(
-                "SubmissionAccepted",
-                {
-                    "attempt_id": serializers.IntegerField(),
-                    "submission_id": serializers.IntegerField(),
-                    "status": serializers.CharField(),
-                    "version": serializers.IntegerField(),
-                },
-            )
-        },
+        responses={202: shapes.SubmissionAcceptedSerializer, 503: PROBLEM},
     )
     def post(self, request, attempt_id: int):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
@@ -353,7 +334,7 @@ class SubmissionListCreateApi(APIView):
 
 
 class SubmissionDetailApi(APIView):
-    @extend_schema(responses={200: inline_serializer("SubmissionDetail", {"id": serializers.IntegerField()})})
+    @extend_schema(responses={200: shapes.SubmissionSerializer})
     def get(self, request, submission_id: int):
         return Response(submission_get_for_user(user=request.user, submission_id=submission_id))
 
@@ -364,7 +345,11 @@ class PracticeRequestCreateApi(APIView):
 
     InputSerializer = QuestionFiltersSerializer
 
-    @extend_schema(request=InputSerializer, parameters=[IDEMPOTENCY_HEADER])
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={202: shapes.PracticeRequestAcceptedSerializer},
+    )
     def post(self, request):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
         data = _json_object(request)
@@ -379,6 +364,7 @@ class PracticeRequestCreateApi(APIView):
 
 
 class PracticeRequestDetailApi(APIView):
+    @extend_schema(responses={200: shapes.PracticeRequestSerializer})
     def get(self, request, practice_request_id: int):
         practice = practice_request_get_for_user(user=request.user, practice_request_id=practice_request_id)
         return Response(practice_request_payload(practice))
@@ -387,6 +373,7 @@ class PracticeRequestDetailApi(APIView):
 class AttemptCacheDiffApi(APIView):
     permission_classes = [IsAdminUser]
 
+    @extend_schema(responses={200: shapes.CacheDiffSerializer})
     def get(self, request, attempt_id: int):
         diff = attempt_cache_diff(attempt_id=attempt_id)
         if diff["database"] is None:
@@ -394,27 +381,10 @@ class AttemptCacheDiffApi(APIView):
         return Response(diff)
 
 
-RUN_SCHEMA = inline_serializer(
-    "Run",
-    {
-        "id": serializers.IntegerField(),
-        "attempt_id": serializers.IntegerField(),
-        "status": serializers.CharField(),
-        "language": serializers.CharField(),
-        "cases": serializers.JSONField(),
-        "load_error": serializers.JSONField(allow_null=True),
-        "stopped": serializers.JSONField(allow_null=True),
-        "error": serializers.CharField(allow_null=True),
-        "created_at": serializers.DateTimeField(),
-    },
-)
-
-
 class RunCreateApi(APIView):
     throttle_scope = "run"
     throttle_classes = [RunThrottle]
 
-    @extend_schema_serializer(component_name="RunInput")
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
         # The service names what is accepted; here only the types.
@@ -423,12 +393,9 @@ class RunCreateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={
-            200: RUN_SCHEMA,
-            202: inline_serializer(
-                "RunAccepted", {"id": serializers.IntegerField(), "status": serializers.CharField()}
-            ),
-        },
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        # 200 when the run finished within RUN_WAIT_SECONDS, else 202.
+        responses={200: shapes.RunSerializer, 202: shapes.RunAcceptedSerializer, 503: PROBLEM},
     )
     def post(self, request, attempt_id: int):
         data = _json_object(request)
@@ -478,29 +445,22 @@ def _run_read(user, run_id: int) -> dict:
 
 
 class RunDetailApi(APIView):
-    @extend_schema(responses={200: RUN_SCHEMA})
+    @extend_schema(responses={200: shapes.RunSerializer})
     def get(self, request, run_id: int):
         return Response(run_payload(run_get_for_user(user=request.user, run_id=run_id)))
 
 
 class AttemptDraftApi(APIView):
-    @extend_schema_serializer(component_name="DraftInput")
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
 
-    @extend_schema(
-        responses={
-            200: inline_serializer(
-                "Draft", {"answer": serializers.CharField(), "saved_at": serializers.DateTimeField(allow_null=True)}
-            )
-        }
-    )
+    @extend_schema(responses={200: shapes.DraftSerializer})
     def get(self, request, attempt_id: int):
         return Response(attempt_draft_get_for_user(user=request.user, attempt_id=attempt_id))
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: inline_serializer("DraftSaved", {"saved_at": serializers.DateTimeField(allow_null=True)})},
+        responses={200: shapes.DraftSavedSerializer},
     )
     def put(self, request, attempt_id: int):
         serializer = self.InputSerializer(data=_json_object(request))
