@@ -8,7 +8,7 @@ import math
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.response import Response
@@ -42,7 +42,7 @@ from attempts.services.idempotency import (
     request_fingerprint,
 )
 from attempts.services.practice import practice_request_create
-from attempts.services.runs import run_create
+from attempts.services.runs import RUN_LANGUAGES, RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
@@ -117,6 +117,45 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+# Not blank by Python's strip(), which also takes \x1c-\x1f and \x85 for spaces; no NUL, as DRF says.
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"})
+class AnswerField(StrictCharField):
+    """An answer to submit or run: blank passes here and the service refuses it (400, its own words)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(trim_whitespace=False, allow_blank=True, **kwargs)
+
+
+@extend_schema_field({"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": MAX_WAIT_SECONDS})
+class WaitField(serializers.FloatField):
+    """`?wait=` seconds; the bounds are checked by the attempt's query serializer."""
+
+
+@extend_schema_field({"type": "string", "enum": list(RUN_LANGUAGES)})
+class RunLanguageField(StrictCharField):
+    """Checked by the service (run_language_validate); the schema names what it accepts."""
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "array", "items": {}},
+        "minItems": 1,
+        "maxItems": RUN_MAX_INPUTS,
+        "nullable": True,
+    }
+)
+class RunInputsField(serializers.JSONField):
+    """Checked by the service (run_inputs_validate): 1 to RUN_MAX_INPUTS argument lists, or null."""
+
+
+# An empty filter (`?kind=`) is ignored, as DRF ignores empty optional query values.
+EMPTY_FILTERS_IGNORED = [
+    OpenApiParameter("kind", str, enum=[*QuestionKind.values, ""]),
+    OpenApiParameter("difficulty", str, enum=[*Difficulty.values, ""]),
+]
+
+
 class SubmitThrottle(ScopedRateThrottle):
     scope_attr = "throttle_scope"
 
@@ -183,7 +222,9 @@ class QuestionListApi(APIView):
     FilterSerializer = QuestionFiltersSerializer
     pagination_class = Pagination
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
+    @extend_schema(
+        parameters=[FilterSerializer, *EMPTY_FILTERS_IGNORED], responses={200: QuestionOutputSerializer(many=True)}
+    )
     def get(self, request):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
@@ -216,7 +257,9 @@ class AttemptListCreateApi(APIView):
         return paginator.get_paginated_response(attempt_payloads(page))
 
     @extend_schema(
-        request=InputSerializer, parameters=[IDEMPOTENCY_HEADER_OPTIONAL], responses={201: shapes.AttemptSerializer}
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        responses={201: shapes.AttemptSerializer, 404: PROBLEM},  # 404: no such question
     )
     def post(self, request):
         data = _json_object(request)
@@ -241,9 +284,9 @@ class AttemptDetailApi(APIView):
 
     class QuerySerializer(serializers.Serializer):
         min_version = serializers.IntegerField(min_value=0, required=False)
-        wait = serializers.FloatField(
+        wait = WaitField(
             required=False,
-            help_text="Seconds (more than 0, at most 30) to wait for the attempt to reach min_version.",
+            help_text="Seconds (more than 0, at most 30) to wait for the attempt to reach min_version; needs it.",
         )
 
         WAIT_RULE = f"wait is a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS}."
@@ -300,7 +343,7 @@ class SubmissionListCreateApi(APIView):
     pagination_class = Pagination
 
     class InputSerializer(serializers.Serializer):
-        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        answer = AnswerField()
 
     def get_throttles(self):
         return [SubmitThrottle()] if self.request.method == "POST" else []
@@ -386,10 +429,10 @@ class RunCreateApi(APIView):
     throttle_classes = [RunThrottle]
 
     class InputSerializer(serializers.Serializer):
-        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        answer = AnswerField()
         # The service names what is accepted; here only the types.
-        language = StrictCharField(required=False)
-        inputs = serializers.JSONField(required=False, allow_null=True)
+        language = RunLanguageField(required=False)
+        inputs = RunInputsField(required=False, allow_null=True)
 
     @extend_schema(
         request=InputSerializer,

@@ -39,6 +39,23 @@ class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
 
+    def get_page_size(self, request) -> int:
+        # A malformed page_size is the client's mistake (400), not a silent fall back to 20.
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+            raise exceptions.ValidationError({self.page_size_query_param: "A positive integer is required."})
+        return min(int(raw), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"]["minimum"] = 1
+                parameter["description"] = f"Results per page, at most {self.max_page_size} (more are capped)."
+        return parameters
+
 
 class ProblemError(exceptions.APIException):
     """An error answered as problem details; services raise subclasses of DomainError instead."""

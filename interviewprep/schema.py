@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.drainage import has_override
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import permissions, serializers
 from rest_framework.authentication import SessionAuthentication
@@ -12,6 +13,7 @@ from rest_framework.authentication import SessionAuthentication
 from interviewprep.api import PROBLEM_CONTENT_TYPE
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
+NO_NUL = r"^[^\x00]*$"
 _BODY_METHODS = ("POST", "PUT", "PATCH")
 _RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait before trying again."}}
 _REPLAYED = {
@@ -95,6 +97,18 @@ class ProblemAutoSchema(AutoSchema):
         if code in (429, 503):
             response["headers"] = dict(_RETRY_AFTER)
         return response
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction == "request" and isinstance(field, serializers.CharField) and schema.get("type") == "string":
+            # DRF refuses a NUL in any string it reads (ProhibitNullCharactersValidator).
+            schema.setdefault("pattern", NO_NUL)
+        return schema
+
+    def _insert_field_validators(self, field, schema) -> None:
+        # A schema declared for the field (extend_schema_field) is the whole truth; leave it be.
+        if not has_override(field, "field"):
+            super()._insert_field_validators(field, schema)
 
     def get_serializer_name(self, serializer, direction) -> str:
         # A serializer nested in its view (`RunCreateApi.InputSerializer`) is named after the view,

@@ -181,6 +181,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request and response components apart: a request's non-blank strings say minLength 1.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Several `status` fields with different choices: each set named, so clients get stable names.
     # Runs and practice requests share one set of states.
     "ENUM_NAME_OVERRIDES": {
