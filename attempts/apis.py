@@ -8,13 +8,14 @@ import math
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from attempts import api_schema as shapes
 from attempts.cache import attempt_cache_diff
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
@@ -41,20 +42,30 @@ from attempts.services.idempotency import (
     request_fingerprint,
 )
 from attempts.services.practice import practice_request_create
-from attempts.services.runs import run_create
+from attempts.services.runs import RUN_LANGUAGES, RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from interviewprep.api import Pagination
 from interviewprep.converters import ID_MAX
 from interviewprep.errors import InvalidInput, NotFound
 from interviewprep.notify import read_until
+from interviewprep.schema import IDEMPOTENCY_KEY, PROBLEM
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key",
+    IDEMPOTENCY_KEY,
     str,
     OpenApiParameter.HEADER,
     required=True,
-    description="1-255 printable characters; the same key with the same body replays the first answer.",
+    pattern=r"^[!-~]{1,255}$",
+    description="1-255 printable ASCII characters, no spaces; a repeat with the same body replays the first answer.",
+)
+IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
+    IDEMPOTENCY_KEY,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    pattern=r"^[!-~]{1,255}$",
+    description="Optional here, honoured when sent: the same key with the same body replays the first answer.",
 )
 # The longest `?wait=` on an attempt: below the usual 60 s idle timeout of proxies in front.
 MAX_WAIT_SECONDS = 30
@@ -100,6 +111,45 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+# Not blank by Python's strip(), which also takes \x1c-\x1f and \x85 for spaces; no NUL, as DRF says.
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"})
+class AnswerField(StrictCharField):
+    """An answer to submit or run: blank passes here and the service refuses it (400, its own words)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(trim_whitespace=False, allow_blank=True, **kwargs)
+
+
+@extend_schema_field({"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": MAX_WAIT_SECONDS})
+class WaitField(serializers.FloatField):
+    """`?wait=` seconds; the bounds are checked by the attempt's query serializer."""
+
+
+@extend_schema_field({"type": "string", "enum": list(RUN_LANGUAGES)})
+class RunLanguageField(StrictCharField):
+    """Checked by the service (run_language_validate); the schema names what it accepts."""
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "array", "items": {}},
+        "minItems": 1,
+        "maxItems": RUN_MAX_INPUTS,
+        "nullable": True,
+    }
+)
+class RunInputsField(serializers.JSONField):
+    """Checked by the service (run_inputs_validate): 1 to RUN_MAX_INPUTS argument lists, or null."""
+
+
+# An empty filter (`?kind=`) is ignored, as DRF ignores empty optional query values.
+EMPTY_FILTERS_IGNORED = [
+    OpenApiParameter("kind", str, enum=[*QuestionKind.values, ""]),
+    OpenApiParameter("difficulty", str, enum=[*Difficulty.values, ""]),
+]
+
+
 class SubmitThrottle(ScopedRateThrottle):
     scope_attr = "throttle_scope"
 
@@ -130,19 +180,7 @@ class RegisterApi(APIView):
 
     InputSerializer = CredentialsSerializer
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            201: inline_serializer(
-                "Registered",
-                {
-                    "id": serializers.IntegerField(),
-                    "username": serializers.CharField(),
-                    "token": serializers.CharField(),
-                },
-            )
-        },
-    )
+    @extend_schema(request=InputSerializer, responses={201: shapes.RegisteredSerializer})
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
@@ -156,9 +194,8 @@ class TokenApi(APIView):
 
     InputSerializer = CredentialsSerializer
 
-    @extend_schema(
-        request=InputSerializer, responses={200: inline_serializer("Token", {"token": serializers.CharField()})}
-    )
+    # 429: the log-in lock-out (django-axes), no throttle class.
+    @extend_schema(request=InputSerializer, responses={200: shapes.TokenSerializer, 429: PROBLEM})
     def post(self, request):
         serializer = self.InputSerializer(data=_json_object(request))
         serializer.is_valid(raise_exception=True)
@@ -177,12 +214,15 @@ class QuestionOutputSerializer(serializers.Serializer):
 
 class QuestionListApi(APIView):
     FilterSerializer = QuestionFiltersSerializer
+    pagination_class = Pagination
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: QuestionOutputSerializer(many=True)})
+    @extend_schema(
+        parameters=[FilterSerializer, *EMPTY_FILTERS_IGNORED], responses={200: QuestionOutputSerializer(many=True)}
+    )
     def get(self, request):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(question_list(**filters.validated_data), request, view=self)
         return paginator.get_paginated_response(QuestionOutputSerializer(page, many=True).data)
 
@@ -198,30 +238,23 @@ class QuestionDetailApi(APIView):
         return Response(self.OutputSerializer(question_get(question_id=question_id)).data)
 
 
-ATTEMPT_SCHEMA = inline_serializer(
-    "Attempt",
-    {
-        "id": serializers.IntegerField(),
-        "question_id": serializers.IntegerField(),
-        "status": serializers.CharField(),
-        "version": serializers.IntegerField(),
-        "latest_submission_id": serializers.IntegerField(allow_null=True),
-        "result": serializers.JSONField(allow_null=True),
-    },
-)
-
-
 class AttemptListCreateApi(APIView):
+    pagination_class = Pagination
+
     class InputSerializer(serializers.Serializer):
         question_id = serializers.IntegerField(min_value=1, max_value=ID_MAX)
 
-    @extend_schema(responses={200: ATTEMPT_SCHEMA})
+    @extend_schema(responses={200: shapes.AttemptSerializer(many=True)})
     def get(self, request):
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(attempt_list_for_user(user=request.user), request, view=self)
         return paginator.get_paginated_response(attempt_payloads(page))
 
-    @extend_schema(request=InputSerializer, responses={201: ATTEMPT_SCHEMA})
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        responses={201: shapes.AttemptSerializer, 404: PROBLEM},  # 404: no such question
+    )
     def post(self, request):
         data = _json_object(request)
         serializer = self.InputSerializer(data=data)
@@ -245,9 +278,9 @@ class AttemptDetailApi(APIView):
 
     class QuerySerializer(serializers.Serializer):
         min_version = serializers.IntegerField(min_value=0, required=False)
-        wait = serializers.FloatField(
+        wait = WaitField(
             required=False,
-            help_text="Seconds (more than 0, at most 30) to wait for the attempt to reach min_version.",
+            help_text="Seconds (more than 0, at most 30) to wait for the attempt to reach min_version; needs it.",
         )
 
         WAIT_RULE = f"wait is a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS}."
@@ -264,7 +297,7 @@ class AttemptDetailApi(APIView):
                 raise serializers.ValidationError({"wait": "wait needs min_version, the version to wait for."})
             return data
 
-    @extend_schema(parameters=[QuerySerializer], responses={200: ATTEMPT_SCHEMA})
+    @extend_schema(parameters=[QuerySerializer], responses={200: shapes.AttemptSerializer})
     def get(self, request, attempt_id: int):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -305,16 +338,17 @@ class AttemptDetailApi(APIView):
 
 class SubmissionListCreateApi(APIView):
     throttle_scope = "submit"
+    pagination_class = Pagination
 
     class InputSerializer(serializers.Serializer):
-        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        answer = AnswerField()
 
     def get_throttles(self):
         return [SubmitThrottle()] if self.request.method == "POST" else []
 
-    @extend_schema(responses={200: inline_serializer("Submission", {"id": serializers.IntegerField()})})
+    @extend_schema(responses={200: shapes.SubmissionSerializer(many=True)})
     def get(self, request, attempt_id: int):
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(
             submission_list_for_attempt(user=request.user, attempt_id=attempt_id), request, view=self
         )
@@ -323,17 +357,7 @@ class SubmissionListCreateApi(APIView):
     @extend_schema(
         request=InputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={
-            202: inline_serializer(
-                "SubmissionAccepted",
-                {
-                    "attempt_id": serializers.IntegerField(),
-                    "submission_id": serializers.IntegerField(),
-                    "status": serializers.CharField(),
-                    "version": serializers.IntegerField(),
-                },
-            )
-        },
+        responses={202: shapes.SubmissionAcceptedSerializer, 503: PROBLEM},
     )
     def post(self, request, attempt_id: int):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
@@ -351,7 +375,7 @@ class SubmissionListCreateApi(APIView):
 
 
 class SubmissionDetailApi(APIView):
-    @extend_schema(responses={200: inline_serializer("SubmissionDetail", {"id": serializers.IntegerField()})})
+    @extend_schema(responses={200: shapes.SubmissionSerializer})
     def get(self, request, submission_id: int):
         return Response(submission_get_for_user(user=request.user, submission_id=submission_id))
 
@@ -362,7 +386,11 @@ class PracticeRequestCreateApi(APIView):
 
     InputSerializer = QuestionFiltersSerializer
 
-    @extend_schema(request=InputSerializer, parameters=[IDEMPOTENCY_HEADER])
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={202: shapes.PracticeRequestAcceptedSerializer},
+    )
     def post(self, request):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
         data = _json_object(request)
@@ -377,6 +405,7 @@ class PracticeRequestCreateApi(APIView):
 
 
 class PracticeRequestDetailApi(APIView):
+    @extend_schema(responses={200: shapes.PracticeRequestSerializer})
     def get(self, request, practice_request_id: int):
         practice = practice_request_get_for_user(user=request.user, practice_request_id=practice_request_id)
         return Response(practice_request_payload(practice))
@@ -385,6 +414,7 @@ class PracticeRequestDetailApi(APIView):
 class AttemptCacheDiffApi(APIView):
     permission_classes = [IsAdminUser]
 
+    @extend_schema(responses={200: shapes.CacheDiffSerializer})
     def get(self, request, attempt_id: int):
         diff = attempt_cache_diff(attempt_id=attempt_id)
         if diff["database"] is None:
@@ -392,41 +422,21 @@ class AttemptCacheDiffApi(APIView):
         return Response(diff)
 
 
-RUN_SCHEMA = inline_serializer(
-    "Run",
-    {
-        "id": serializers.IntegerField(),
-        "attempt_id": serializers.IntegerField(),
-        "status": serializers.CharField(),
-        "language": serializers.CharField(),
-        "cases": serializers.JSONField(),
-        "load_error": serializers.JSONField(allow_null=True),
-        "stopped": serializers.JSONField(allow_null=True),
-        "error": serializers.CharField(allow_null=True),
-        "created_at": serializers.DateTimeField(),
-    },
-)
-
-
 class RunCreateApi(APIView):
     throttle_scope = "run"
     throttle_classes = [RunThrottle]
 
-    @extend_schema_serializer(component_name="RunInput")
     class InputSerializer(serializers.Serializer):
-        answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        answer = AnswerField()
         # The service names what is accepted; here only the types.
-        language = StrictCharField(required=False)
-        inputs = serializers.JSONField(required=False, allow_null=True)
+        language = RunLanguageField(required=False)
+        inputs = RunInputsField(required=False, allow_null=True)
 
     @extend_schema(
         request=InputSerializer,
-        responses={
-            200: RUN_SCHEMA,
-            202: inline_serializer(
-                "RunAccepted", {"id": serializers.IntegerField(), "status": serializers.CharField()}
-            ),
-        },
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        # 200 when the run finished within RUN_WAIT_SECONDS, else 202.
+        responses={200: shapes.RunSerializer, 202: shapes.RunAcceptedSerializer, 503: PROBLEM},
     )
     def post(self, request, attempt_id: int):
         data = _json_object(request)
@@ -476,29 +486,22 @@ def _run_read(user, run_id: int) -> dict:
 
 
 class RunDetailApi(APIView):
-    @extend_schema(responses={200: RUN_SCHEMA})
+    @extend_schema(responses={200: shapes.RunSerializer})
     def get(self, request, run_id: int):
         return Response(run_payload(run_get_for_user(user=request.user, run_id=run_id)))
 
 
 class AttemptDraftApi(APIView):
-    @extend_schema_serializer(component_name="DraftInput")
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
 
-    @extend_schema(
-        responses={
-            200: inline_serializer(
-                "Draft", {"answer": serializers.CharField(), "saved_at": serializers.DateTimeField(allow_null=True)}
-            )
-        }
-    )
+    @extend_schema(responses={200: shapes.DraftSerializer})
     def get(self, request, attempt_id: int):
         return Response(attempt_draft_get_for_user(user=request.user, attempt_id=attempt_id))
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: inline_serializer("DraftSaved", {"saved_at": serializers.DateTimeField(allow_null=True)})},
+        responses={200: shapes.DraftSavedSerializer},
     )
     def put(self, request, attempt_id: int):
         serializer = self.InputSerializer(data=_json_object(request))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission, IsAdminUser
 from rest_framework.response import Response
@@ -32,11 +33,20 @@ class DeadLetterOutputSerializer(serializers.Serializer):
         return letter.context.get("submission_id")
 
 
+class DeadLetterReplayedSerializer(serializers.Serializer):
+    dead_letter_id = serializers.IntegerField()
+    job_id = serializers.IntegerField()
+    replayed = serializers.BooleanField(help_text="False when the letter was replayed already.")
+    detail = serializers.CharField()
+
+
 class DeadLetterListApi(APIView):
     permission_classes = [IsAdminUser]
+    pagination_class = Pagination
 
+    @extend_schema(responses={200: DeadLetterOutputSerializer(many=True)})
     def get(self, request):
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(dead_letter_list(), request, view=self)
         return paginator.get_paginated_response(DeadLetterOutputSerializer(page, many=True).data)
 
@@ -51,6 +61,7 @@ class CanReplay(BasePermission):
 class DeadLetterReplayApi(APIView):
     permission_classes = [IsAdminUser, CanReplay]
 
+    @extend_schema(request=None, responses={202: DeadLetterReplayedSerializer})
     def post(self, request, dead_letter_id: int):
         if not DeadLetter.objects.filter(pk=dead_letter_id).exists():
             raise NotFound(f"There is no dead letter {dead_letter_id}.")

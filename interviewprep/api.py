@@ -83,6 +83,16 @@ class Pagination(PageNumberPagination):
             raise exceptions.ValidationError({"page": ["page must be a whole number from 1 on, or `last`."]})
         return raw
 
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+                parameter["description"] = f"Results per page, from 1 to {self.max_page_size}."
+            elif parameter["name"] == self.page_query_param:
+                parameter["description"] = "A page number from 1, or `last`."
+        return parameters
+
 
 class ProblemError(exceptions.APIException):
     """An error answered as problem details; services raise subclasses of DomainError instead."""

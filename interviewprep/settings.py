@@ -170,7 +170,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["interviewprep.parsers.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "interviewprep.api.problem_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "interviewprep.schema.ProblemAutoSchema",
     "DEFAULT_THROTTLE_RATES": {"submit": CONFIG.submit_rate, "run": CONFIG.run_rate, "register": CONFIG.register_rate},
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -185,6 +185,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request and response components apart: a request's non-blank strings say minLength 1.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Several `status` fields with different choices: each set named, so clients get stable names.
+    # Runs and practice requests share one set of states.
+    "ENUM_NAME_OVERRIDES": {
+        "AttemptStatusEnum": "attempts.models.AttemptStatus",
+        "SubmissionStatusEnum": "attempts.models.SubmissionStatus",
+        "WorkStatusEnum": "attempts.models.RunStatus",
+    },
 }
 
 # Celery: the traps of this stack (docs/architecture.md), each handled here.

@@ -1,0 +1,101 @@
+"""The bodies the attempts API answers, as serializers for the OpenAPI schema only: the payload
+functions (attempts/selectors/) build the bodies, these describe them for clients."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from attempts.models import AttemptStatus, PracticeRequestStatus, RunStatus, SubmissionStatus
+
+
+class RegisteredSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    token = serializers.CharField()
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class ResultSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    score = serializers.FloatField()
+    max_score = serializers.FloatField()
+    feedback = serializers.CharField(allow_blank=True)
+    details = serializers.JSONField(help_text="Depends on the question's evaluator: code, rubric or remote.")
+
+
+class QueuePositionSerializer(serializers.Serializer):
+    position = serializers.IntegerField(allow_null=True)
+    estimated_seconds = serializers.FloatField(allow_null=True)
+
+
+class AttemptSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    question_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=AttemptStatus.choices)
+    version = serializers.IntegerField()
+    latest_submission_id = serializers.IntegerField(allow_null=True)
+    result = ResultSerializer(allow_null=True, help_text="Set when completed; always the latest submission's.")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    queue = QueuePositionSerializer(required=False, help_text="Only while the attempt is queued.")
+
+
+class SubmissionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    attempt_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=SubmissionStatus.choices)
+    created_at = serializers.DateTimeField()
+    result = ResultSerializer(allow_null=True)
+
+
+class SubmissionAcceptedSerializer(serializers.Serializer):
+    attempt_id = serializers.IntegerField()
+    submission_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=SubmissionStatus.choices)
+    version = serializers.IntegerField(help_text="The attempt's version once the submission is queued.")
+
+
+class PracticeRequestAcceptedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=PracticeRequestStatus.choices)
+
+
+class PracticeRequestSerializer(PracticeRequestAcceptedSerializer):
+    question_id = serializers.IntegerField(allow_null=True)
+    attempt_id = serializers.IntegerField(allow_null=True)
+    note = serializers.CharField(allow_blank=True)
+
+
+class CacheDiffSerializer(serializers.Serializer):
+    cache = serializers.JSONField(allow_null=True, help_text="The cached copy, null when none.")
+    database = serializers.JSONField(help_text="The attempt as the database has it.")
+    consistent = serializers.BooleanField()
+    floor = serializers.IntegerField(allow_null=True)
+    cache_error = serializers.CharField(required=False, help_text="Only when Redis did not answer.")
+
+
+class RunAcceptedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=RunStatus.choices)
+
+
+class RunSerializer(RunAcceptedSerializer):
+    attempt_id = serializers.IntegerField()
+    language = serializers.CharField()
+    cases = serializers.ListField(child=serializers.DictField(), help_text="[] until the run is completed.")
+    load_error = serializers.DictField(allow_null=True)
+    stopped = serializers.DictField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class DraftSerializer(serializers.Serializer):
+    answer = serializers.CharField(allow_blank=True)
+    saved_at = serializers.DateTimeField(allow_null=True)
+
+
+class DraftSavedSerializer(serializers.Serializer):
+    saved_at = serializers.DateTimeField(allow_null=True)
