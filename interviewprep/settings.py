@@ -3,6 +3,8 @@
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF
+
 from interviewprep.config import load_or_exit
 
 CONFIG = load_or_exit()
@@ -29,6 +31,23 @@ CSRF_COOKIE_SECURE = PRODUCTION
 # Preload binds every subdomain for months and is the operator's choice (HSTS_PRELOAD);
 # until it is made, check --deploy's reminder of it is not a fault.
 SILENCED_SYSTEM_CHECKS = ["security.W021"] if PRODUCTION and not CONFIG.hsts_preload else []
+# One policy everywhere, dev and production, with no inline script or style and no eval: an
+# injected tag or attribute cannot run or restyle a page. Every page passes it without a nonce
+# (tests/browser/test_csp.py); data: images are the icons Swagger UI's stylesheet embeds.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -41,6 +60,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # Its system checks catch a policy written in the pre-4.0 settings format.
+    "csp",
     "django_celery_beat",
     "axes",
     "interviewprep.apps.InterviewPrepConfig",
@@ -53,6 +74,8 @@ MIDDLEWARE = [
     # Before anything reads the body or the session: a refused body costs nothing more.
     "interviewprep.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Above the static files too: an SVG opened on its own is a document the policy should bind.
+    "csp.middleware.CSPMiddleware",
     "interviewprep.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -150,6 +173,8 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     # The editor, as npm installed it (package.json): served from here, never from a CDN.
     ("vendor/ace", BASE_DIR / "node_modules" / "ace-builds" / "src-min-noconflict"),
+    # Its stylesheets, linked by the page: in strict CSP mode Ace injects no <style> of its own.
+    ("vendor/ace-css", BASE_DIR / "node_modules" / "ace-builds" / "css"),
 ]
 # Serve finders directly so `make run` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
@@ -184,6 +209,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # No badge from validator.swagger.io: it would send the schema's URL out and break the CSP.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
     # Request and response components apart: a request's non-blank strings say minLength 1.
     "COMPONENT_SPLIT_REQUEST": True,

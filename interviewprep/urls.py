@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from attempts import views_staff
 from interviewprep import health, metrics_view
@@ -22,7 +22,9 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script from this URL (?script) rather than
+    # inline, so the page runs under the CSP's script-src 'self' with no nonce.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("attempts.urls")),
     path("api/v1/", include("evaluation.urls")),
     path("", include("attempts.web_urls")),

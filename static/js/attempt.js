@@ -22,6 +22,8 @@
     var holder = form.querySelector("[data-editor]");
     if (!window.ace || !holder) return;
     window.ace.config.set("basePath", form.getAttribute("data-ace-base"));
+    // Its CSS comes from the <link>s in the page: an injected <style> would break the CSP.
+    window.ace.config.set("useStrictCSP", true);
     holder.hidden = false;
     editor = window.ace.edit(holder, {
       mode: "ace/mode/" + form.getAttribute("data-editor-mode"),
