@@ -44,6 +44,9 @@ def process_env(**extra: str) -> dict[str, str]:
             "PYTHONPATH": str(ROOT),
         }
     )
+    # The browser tests allow Django's sync calls beside Playwright's loop; the processes they
+    # start must keep Django's check.
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(extra)
     return env
 

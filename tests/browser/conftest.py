@@ -14,10 +14,6 @@ from tests.factories import QuestionFactory, UserFactory
 from tests.processes import ROOT, start_relay, start_worker
 from tests.web_server import start_web
 
-# Playwright's sync API keeps an event loop in the test's thread; the tests' own ORM calls are
-# plain blocking calls all the same.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "correct horse battery staple"
 # What a headless Chromium needs on a machine with no network beyond its own services.
@@ -33,17 +29,28 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module. Playwright's sync API keeps an event loop in the test's
+    thread while it lives, and the tests' own ORM calls beside it are plain blocking calls all
+    the same: Django is told so for this module only (processes the tests start never see it)."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium")
     if executable is None:
         pytest.fail("chromium is not installed: `bash scripts/setup-system.sh --browser` installs it (make test does)")
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        try:
+            yield browser
+        finally:
+            browser.close()
+            if before is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
 @pytest.fixture
