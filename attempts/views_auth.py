@@ -12,6 +12,10 @@ def login_locked_out_response(
 ) -> HttpResponse:
     """The surface has already said why (the token endpoint's problem details, the login form's
     error on the login page shown again); this makes its answer a 429 with Retry-After."""
+    if isinstance(original_response, dict):
+        # Axes calls (request, credentials) too, when the first call of the three-argument form
+        # raised a TypeError.
+        original_response, credentials = None, original_response
     retry_after = login_retry_after(request, login_username_key(request, credentials))
     response = original_response
     if response is None:

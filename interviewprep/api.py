@@ -90,7 +90,8 @@ class Pagination(PageNumberPagination):
                 parameter["schema"].update(minimum=1, maximum=self.max_page_size)
                 parameter["description"] = f"Results per page, from 1 to {self.max_page_size}."
             elif parameter["name"] == self.page_query_param:
-                parameter["description"] = "A page number from 1, or `last`."
+                parameter["schema"].update(minimum=1)
+                parameter["description"] = "A page number from 1."
         return parameters
 
 

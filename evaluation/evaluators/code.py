@@ -326,20 +326,26 @@ class CodeRunnerEvaluator:
 def _input_problem(value: Any, depth: int) -> str | None:
     if depth > MAX_INPUT_DEPTH:
         return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
-    if value is None or isinstance(value, str | bool | int):
+    if isinstance(value, str):
+        # Runs and their cases are stored as PostgreSQL jsonb, which holds no NUL character.
+        return "a text holds a NUL character (\\u0000)" if "\x00" in value else None
+    if value is None or isinstance(value, bool | int):
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else "NaN and infinite numbers are not JSON"
     if isinstance(value, list):
         return next((p for item in value if (p := _input_problem(item, depth + 1))), None)
     if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            return "object keys must be strings"
+        if not all(isinstance(key, str) and "\x00" not in key for key in value):
+            return "object keys must be strings without a NUL character"
         return next((p for item in value.values() if (p := _input_problem(item, depth + 1))), None)
     return f"a {type(value).__name__} is not a JSON value"
 
 
-def _validated_inputs(inputs: Any) -> list[list[Any]]:
+def code_inputs_validate(inputs: Any) -> list[list[Any]]:
+    """The custom inputs of a run, checked before anything is stored: InvalidInput (field
+    "inputs") names what is wrong."""
+
     def refuse(message: str) -> InvalidInput:
         return InvalidInput(message, field="inputs")
 
@@ -382,7 +388,7 @@ def code_run(*, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | Non
     else:
         cases = [
             _Case(f"Case {number}", args, visible=True, judged=False)
-            for number, args in enumerate(_validated_inputs(inputs), start=1)
+            for number, args in enumerate(code_inputs_validate(inputs), start=1)
         ]
     ran = _run_cases(cases, answer=answer, spec=parsed)
     keys = ("name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error")
