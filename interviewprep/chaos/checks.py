@@ -27,22 +27,37 @@ from interviewprep.run import ROOT
 UNFINISHED_JOBS = ("pending", "queued", "running", "retrying")
 
 
-def settle(pg: Postgres, db: str, *, timeout: float, tick: Callable[[], None]) -> tuple[bool, float]:
-    """Poll until no job is unfinished and the outbox is drained; (settled, seconds waited)."""
+# No try started or finished for this long, with work waiting: a consumer has stopped. Longer
+# than a sweep of a dead run's job takes (STALE_JOB_AFTER plus SWEEP_INTERVAL).
+STALL_SECONDS = 25.0
+
+
+def settle(
+    pg: Postgres, db: str, *, timeout: float, tick: Callable[[], None], stalled: Callable[[], None]
+) -> tuple[bool, float]:
+    """Poll until no job is unfinished and the outbox is drained; (settled, seconds waited).
+    `stalled` is called when nothing has moved for STALL_SECONDS while jobs wait."""
     started = time.monotonic()
+    last, moved = None, started
     while True:
         tick()
         with pg.connect(db) as conn:
-            jobs, outbox = conn.execute(
+            jobs, outbox, progress = conn.execute(
                 "SELECT (SELECT count(*) FROM evaluation_evaluationjob WHERE status = ANY(%s)),"
-                " (SELECT count(*) FROM evaluation_outbox WHERE published_at IS NULL)",
+                " (SELECT count(*) FROM evaluation_outbox WHERE published_at IS NULL),"
+                " (SELECT count(*) + count(finished_at) FROM evaluation_jobtry)",
                 [list(UNFINISHED_JOBS)],
             ).fetchone()
-        waited = time.monotonic() - started
+        now = time.monotonic()
         if jobs == 0 and outbox == 0:
-            return True, waited
-        if waited > timeout:
-            return False, waited
+            return True, now - started
+        if now - started > timeout:
+            return False, now - started
+        if progress != last:
+            last, moved = progress, now
+        elif now - moved > STALL_SECONDS:
+            stalled()
+            moved = now
         time.sleep(0.5)
 
 

@@ -16,7 +16,7 @@ class KnownIssue:
     id: str
     summary: str
     pattern: re.Pattern[str]
-    needs_fault: str  # the fault that must have fired in the round for the match to count
+    needs_fault: frozenset[str]  # one of these must have fired in the round for the match to count
 
 
 KNOWN_ISSUES = (
@@ -28,13 +28,24 @@ KNOWN_ISSUES = (
             "permanent error on a fresh one: a valid submission ends failed in the dead letters"
         ),
         pattern=re.compile(r"dead-lettered for a permanent error: (OperationalError|InterfaceError): "),
-        needs_fault="pg-terminate",
+        needs_fault=frozenset({"pg-terminate"}),
+    ),
+    KnownIssue(
+        id="worker-stops-consuming",
+        summary=(
+            "a broker pause longer than its socket timeout makes a worker's ack fail ('Couldn't ack', "
+            "celery/celery#2415, #10205); the worker never notices, never reconnects and takes no more "
+            "messages. On worker-generate this also stops the sweeper (queue ops), so nothing recovers "
+            "until the process is restarted: the Procfile has no liveness probe for it"
+        ),
+        pattern=re.compile(r"stopped consuming: .*Couldn't ack"),
+        needs_fault=frozenset({"broker-pause", "broker-restart"}),
     ),
 )
 
 
 def known_issue(violation: str, fired: set[str], tolerated: set[str]) -> KnownIssue | None:
     for issue in KNOWN_ISSUES:
-        if issue.id in tolerated and issue.needs_fault in fired and issue.pattern.search(violation):
+        if issue.id in tolerated and issue.needs_fault & fired and issue.pattern.search(violation):
             return issue
     return None

@@ -106,6 +106,11 @@ class Fleet:
                 return entry.command
         raise ChaosSetupError(f"the Procfile has no {name!r} line")
 
+    def queues(self, name: str) -> list[str]:
+        """The queues a worker line consumes (Celery's default queue, `evaluate`, when it names none)."""
+        match = re.search(r"(?:--queues[ =]|-Q )(\S+)", self.command(name))
+        return match.group(1).split(",") if match else ["evaluate"]
+
     @property
     def names(self) -> list[str]:
         return [entry.name for entry in self.entries]

@@ -9,17 +9,20 @@ import heapq
 import itertools
 import os
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import redis
+
 from interviewprep.chaos.checks import Context, check_round, settle
 from interviewprep.chaos.client import Client, Counters
 from interviewprep.chaos.faults import Injector
 from interviewprep.chaos.known import known_issue
-from interviewprep.chaos.processes import Fleet
+from interviewprep.chaos.processes import Fleet, Proc
 from interviewprep.chaos.schedule import TRY_ENDING_FAULTS, Plan
 from interviewprep.chaos.services import Postgres, RedisServer, free_port
 from interviewprep.chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
@@ -96,7 +99,13 @@ def run_round(
         injector = Injector(fleet=fleet, cache=cache, broker=broker, pg=pg, db=db)
         workload.prepare()
         fired = _drive(plan, workload, injector, fleet, report, say)
-        settled, waited = settle(pg, db, timeout=options.settle_timeout, tick=lambda: _supervise(fleet, report, say))
+        settled, waited = settle(
+            pg,
+            db,
+            timeout=options.settle_timeout,
+            tick=lambda: _supervise(fleet, report, say),
+            stalled=lambda: _unstick(fleet, broker, report, say),
+        )
         say(f"  settled in {waited:.1f} s" if settled else f"  NOT settled after {waited:.0f} s")
         crash_starts = any("crash_before_commit" in p.evaluator_faults for p in fleet.procs)
         ctx = Context(
@@ -110,6 +119,8 @@ def run_round(
             redis_paused="redis-pause" in fired,
         )
         violations, notes = check_round(ctx, settled)
+        # Stalled consumers were reported while settling; every finding is classified here.
+        violations, report.violations = report.violations + violations, []
         for violation in violations:
             issue = known_issue(violation, fired, options.tolerate)
             if issue is None:
@@ -166,6 +177,45 @@ def _drive(plan: Plan, workload: Workload, injector: Injector, fleet: Fleet, rep
         time.sleep(min(max(wait, 0.0), 0.2))
     workload.join()
     return fired
+
+
+def _unstick(fleet: Fleet, broker: RedisServer, report: Report, say) -> None:
+    """Nothing moves while jobs wait: find the workers whose queues hold messages they do not
+    take, report each as a violation (with the stacks Celery prints on SIGUSR1 in its log), and
+    replace it, as a supervisor with a liveness probe would, so the round's other checks still run."""
+    client = redis.Redis(port=broker.port, socket_timeout=2)
+    try:
+        waiting = {q: client.llen(q) for proc in fleet.live(workers=True) for q in fleet.queues(proc.name)}
+    except redis.RedisError as exc:
+        report.violations.append(f"stalled, and the broker does not answer: {exc}")
+        return
+    finally:
+        client.close()
+    for proc in fleet.live(workers=True):
+        queues = {q: waiting[q] for q in fleet.queues(proc.name) if waiting[q]}
+        if not queues:
+            continue
+        _dump_stacks(proc)
+        evidence = next((line for line in proc.tail(200_000).splitlines() if "Couldn't ack" in line), "")
+        violation = (
+            f"{proc.name}#{proc.number} stopped consuming: {queues} messages wait in its queues;"
+            f" its log: {evidence[:220] or 'nothing'}"
+        )
+        report.violations.append(violation)
+        say(f"  {violation}")
+        fleet.kill(proc)
+        say(f"  replaced by {fleet.start(proc.name).name} (logs of the stalled one: {proc.log})")
+
+
+def _dump_stacks(proc: Proc) -> None:
+    """Celery prints every thread's stack on SIGUSR1: wait (bounded) until its log has them."""
+    marker = "LOCAL VARIABLES"
+    before = proc.tail(10**7).count(marker)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 5
+    while proc.tail(10**7).count(marker) == before and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def _supervise(fleet: Fleet, report: Report, say) -> None:
