@@ -22,7 +22,7 @@ from interviewprep.chaos.checks import Context, check_round, settle
 from interviewprep.chaos.client import Client, Counters
 from interviewprep.chaos.faults import Injector
 from interviewprep.chaos.known import known_issue
-from interviewprep.chaos.processes import Fleet, Proc
+from interviewprep.chaos.processes import Fleet, Proc, health
 from interviewprep.chaos.schedule import TRY_ENDING_FAULTS, Plan
 from interviewprep.chaos.services import Postgres, RedisServer, free_port
 from interviewprep.chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
@@ -77,12 +77,16 @@ def run_round(
         fleet.start_all()
         fleet.wait_ready(options.ready_timeout)
         ready_in = time.monotonic() - step
+        sandbox = str((health(port)[1] or {}).get("sandbox", "unknown"))  # type: ignore[union-attr]
+        if sandbox == "refused":
+            # Without its sandbox the code runner refuses every coding answer for good, by design.
+            questions = [q for q in questions if q.evaluator != "code"]
         started_with = ", ".join(
             f"{p.name}#{p.number}: {p.evaluator_faults}" for p in fleet.procs if p.evaluator_faults
         )
         say(
             f"  {', '.join(fleet.names)} ready in {ready_in:.1f} s on port {port};"
-            f" EVALUATOR_FAULTS: {started_with or 'none'}"
+            f" sandbox {sandbox}; EVALUATOR_FAULTS: {started_with or 'none'}"
         )
 
         staff = Client(port, Counters()).send(
