@@ -73,8 +73,8 @@ class Context:
     redis_paused: bool  # a cache lag is then the documented owed-floor case
 
 
-def check_round(ctx: Context, settled: bool) -> tuple[list[str], list[str]]:
-    """(violations, notes)."""
+def check_round(ctx: Context, settled: bool) -> tuple[list[str], list[str], str]:
+    """(violations, notes, what was checked)."""
     violations: list[str] = list(ctx.workload.violations)
     notes: list[str] = []
     with ctx.pg.connect(ctx.db) as conn:
@@ -97,7 +97,13 @@ def check_round(ctx: Context, settled: bool) -> tuple[list[str], list[str]]:
         notes.append(
             f"{lagging} attempt(s) served from an older cached copy without min_version (Redis was paused: allowed)"
         )
-    return violations, notes
+    statuses = collections.Counter(row["status"] for row in data["submissions"])
+    checked = (
+        f"{len(data['attempts'])} attempts, {len(data['submissions'])} submissions"
+        f" ({', '.join(f'{n} {status}' for status, n in sorted(statuses.items()))}),"
+        f" {len(data['practice'])} practice requests, {len(data['jobs'])} jobs, {len(data['letters'])} dead letters"
+    )
+    return violations, notes, checked
 
 
 def _load(conn) -> dict[str, list[dict]]:

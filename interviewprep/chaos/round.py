@@ -122,7 +122,7 @@ def run_round(
             failures_possible=crash_starts or bool(fired & TRY_ENDING_FAULTS),
             redis_paused="redis-pause" in fired,
         )
-        violations, notes = check_round(ctx, settled)
+        violations, notes, checked = check_round(ctx, settled)
         # Stalled consumers were reported while settling; every finding is classified here.
         violations, report.violations = report.violations + violations, []
         for violation in violations:
@@ -138,6 +138,7 @@ def run_round(
             f"requests, {sent['create']} attempts opened; {workload.counters.requests} requests, "
             f"{workload.counters.resent} sent again after a 5xx or a broken connection"
         )
+        say(f"  checked: {checked}")
     finally:
         if fleet is not None:
             fleet.stop_all()
