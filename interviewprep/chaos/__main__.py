@@ -142,6 +142,8 @@ def _print_round(report: Report, args: argparse.Namespace, say) -> None:
     if report.violations:
         say(f"  replay: {replay_command(args, report.seed)}")
         say(f"  process logs: {report.logdir}" + (f"; database kept: {report.database}" if report.database else ""))
+    elif report.logdir:
+        say(f"  process logs kept for the unexpected exits: {report.logdir}")
 
 
 def _print_summary(reports: list[Report], args: argparse.Namespace, seconds: float, say) -> int:
@@ -152,6 +154,9 @@ def _print_summary(reports: list[Report], args: argparse.Namespace, seconds: flo
         f"chaos: {len(reports)} rounds in {seconds:.0f} s, {sum(faults.values())} faults injected "
         f"({', '.join(f'{kind} {n}' for kind, n in sorted(faults.items()))})"
     )
+    exits = sum(r.exits for r in reports)
+    if exits:
+        say(f"chaos: {exits} processes exited without being killed (restarted; see the rounds' notes)")
     tolerated = collections.Counter(issue for r in reports for issue, _ in r.tolerated)
     apart = f" ({', '.join(f'{n} tolerated as known issue {i}' for i, n in tolerated.items())})" if tolerated else ""
     say(f"chaos: {sum(len(r.violations) for r in reports)} violations{apart}")

@@ -45,6 +45,7 @@ class Report:
     violations: list[str] = field(default_factory=list)
     tolerated: list[tuple[str, str]] = field(default_factory=list)  # (known issue id, violation)
     notes: list[str] = field(default_factory=list)
+    exits: int = 0  # processes that died without being killed by the drill
     seconds: float = 0.0
     logdir: Path | None = None
     database: str | None = None
@@ -148,8 +149,11 @@ def run_round(
         if report.violations:
             report.logdir, report.database = logdir, db
         else:
-            shutil.rmtree(logdir, ignore_errors=True)
             pg.drop(db)
+            if report.exits:
+                report.logdir = logdir  # why a process died is worth reading, even in a clean round
+            else:
+                shutil.rmtree(logdir, ignore_errors=True)
     return report
 
 
@@ -225,6 +229,7 @@ def _dump_stacks(proc: Proc) -> None:
 
 def _supervise(fleet: Fleet, report: Report, say) -> None:
     for note in fleet.supervise():
+        report.exits += 1
         report.notes.append(note)
         say(f"  {note}")
 
