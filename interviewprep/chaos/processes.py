@@ -163,16 +163,18 @@ class Fleet:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.popen.wait(timeout=10)
 
-    def wait_ready(self, timeout: float) -> None:
-        """Until the web answers /healthz with 200 and every worker consumes."""
+    def wait_ready(self, timeout: float) -> dict:
+        """Until the web answers /healthz with 200 and every worker consumes; that answer."""
         deadline = time.monotonic() + timeout
         while True:
             for proc in self.procs:
                 if not proc.alive() and not proc.killed:
                     raise ChaosSetupError(f"{proc.name} exited at start:\n{proc.tail()}")
             workers_ready = all(p.ready_file is None or p.ready_file.exists() for p in self.live())
-            if workers_ready and health(self.port)[0] == 200:
-                return
+            if workers_ready:
+                status, body = health(self.port)
+                if status == 200 and isinstance(body, dict):
+                    return body
             if time.monotonic() > deadline:
                 raise ChaosSetupError(f"not ready in {timeout:.0f} s: /healthz says {health(self.port)}")
             time.sleep(0.2)

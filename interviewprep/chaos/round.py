@@ -22,9 +22,9 @@ from interviewprep.chaos.checks import Context, check_round, settle
 from interviewprep.chaos.client import Client, Counters
 from interviewprep.chaos.faults import Injector
 from interviewprep.chaos.known import known_issue
-from interviewprep.chaos.processes import Fleet, Proc, health
+from interviewprep.chaos.processes import Fleet, Proc
 from interviewprep.chaos.schedule import TRY_ENDING_FAULTS, Plan
-from interviewprep.chaos.services import Postgres, RedisServer, free_port
+from interviewprep.chaos.services import ChaosSetupError, Postgres, RedisServer, free_port
 from interviewprep.chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
 from interviewprep.chaos.workload import Question, Workload
 
@@ -60,6 +60,7 @@ def run_round(
     logdir = Path(tempfile.mkdtemp(prefix=f"ip-chaos-{plan.seed}-"))
     servers: list[RedisServer] = []
     fleet: Fleet | None = None
+    finished = False
     try:
         pg.create(db, template=template)
         cache, broker = RedisServer("cache"), RedisServer("broker")
@@ -76,9 +77,8 @@ def run_round(
         )
         step = time.monotonic()
         fleet.start_all()
-        fleet.wait_ready(options.ready_timeout)
+        sandbox = str(fleet.wait_ready(options.ready_timeout).get("sandbox", "unknown"))
         ready_in = time.monotonic() - step
-        sandbox = str((health(port)[1] or {}).get("sandbox", "unknown"))  # type: ignore[union-attr]
         if sandbox == "refused":
             # Without its sandbox the code runner refuses every coding answer for good, by design.
             questions = [q for q in questions if q.evaluator != "code"]
@@ -93,6 +93,8 @@ def run_round(
         staff = Client(port, Counters()).send(
             "POST", "/api/v1/auth/token/", {"username": STAFF_USERNAME, "password": STAFF_PASSWORD}
         )
+        if staff.status != 200:
+            raise ChaosSetupError(f"the staff token call answered {staff.status} {staff.body[:300]!r}")
         workload = Workload(
             port=port,
             seed=plan.seed,
@@ -140,14 +142,17 @@ def run_round(
             f"{workload.counters.resent} sent again after a 5xx or a broken connection"
         )
         say(f"  checked: {checked}")
+        finished = True
     finally:
         if fleet is not None:
             fleet.stop_all()
         for server in servers:
             server.stop()
         report.seconds = time.monotonic() - started
-        if report.violations:
+        if report.violations or not finished:
             report.logdir, report.database = logdir, db
+            if not finished:
+                say(f"  round {plan.seed} stopped early; process logs kept in {logdir}")
         else:
             pg.drop(db)
             if report.exits:
