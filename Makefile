@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint drills bench setup-system clean
+.PHONY: run test lint drills chaos bench setup-system clean
 
 $(STAMP): pyproject.toml package-lock.json
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -36,6 +36,12 @@ lint: $(STAMP)
 ## Slow drills: the run command in both modes, 10,000 jobs draining.
 drills: $(STAMP)
 	$(BIN)/pytest -m drill $(PYTEST_ARGS)
+
+## Chaos drill: seeded rounds of every process under random faults, then every invariant checked.
+## CHAOS_ARGS passes options: --runs 1000 for the long drill, --seed S to replay one round.
+chaos: $(STAMP)
+	@bash scripts/setup-system.sh
+	$(BIN)/python -m interviewprep.chaos $(CHAOS_ARGS)
 
 ## Benchmarks: print ratios against bare baselines run side by side.
 bench: $(STAMP)
