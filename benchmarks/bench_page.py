@@ -28,6 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from playwright.sync_api import sync_playwright  # noqa: E402
+
 from benchmarks import common  # noqa: E402
 
 DB_NAME = "ip_bench_page"
@@ -35,6 +37,7 @@ PASSWORD = "a benchmark password 1"
 TESTS = 20
 ANSWER = "def add(a, b):\n    return a + b\n"
 TARGETS = {"run": 150.0, "submit": 300.0}
+BASE = f"http://127.0.0.1:{common.WEB_PORT}"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -67,7 +70,15 @@ def seed_attempt() -> tuple[str, int]:
     return user.username, Attempt.objects.create(user=user, question=question).pk
 
 
-def measure(page, what: str, click: str, done_js: str, before_js: str) -> float:
+def log_in(page, username: str) -> None:
+    page.goto(f"{BASE}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def measure(page, click: str, done_js: str, before_js: str) -> float:
     before = page.evaluate(before_js)
     started = time.perf_counter()
     page.click(click)
@@ -90,19 +101,12 @@ FETCH_JS = "async () => { const t = performance.now(); await fetch('/healthz'); 
 
 def main() -> None:
     args = parse_args()
-    from playwright.sync_api import sync_playwright
-
     executable = shutil.which("chromium")
     if executable is None:
         raise common.BenchFailure("chromium is not installed: scripts/setup-system.sh --browser")
     print(f"bench_page: {common.machine_note()}")
-    env = common.bench_env(DB_NAME)
-    common.recreate_database(DB_NAME)
-    common.flush_redis()
     results: dict[str, list[float]] = {"fetch": [], "run": [], "submit": []}
-    try:
-        with common.phase("migrate"):
-            common.setup_django(env)
+    with common.fresh_database(DB_NAME, keep=args.keep_db) as env:
         username, attempt_id = seed_attempt()
         with common.Processes(env) as procs:
             with common.phase("start web, worker, run worker and relay"):
@@ -114,32 +118,21 @@ def main() -> None:
                 )
                 common.wait_until(run_ready.exists, timeout=90, proc=run_worker, what="the run worker to be ready")
                 procs.relay()
-            base = f"http://127.0.0.1:{common.WEB_PORT}"
             with sync_playwright() as playwright, common.phase(f"{args.rounds} rounds of each click"):
                 browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
                 page = browser.new_page()
-                page.goto(f"{base}/login/")
-                page.fill("input[name=username]", username)
-                page.fill("input[name=password]", PASSWORD)
-                page.click("button[type=submit]")
-                page.wait_for_url(lambda url: "/login/" not in url)
-                page.goto(f"{base}/attempts/{attempt_id}/")
+                log_in(page, username)
+                page.goto(f"{BASE}/attempts/{attempt_id}/")
                 page.wait_for_selector(".ace_editor")
                 for number in range(args.rounds + 2):  # the first two warm the processes up
                     fetch = page.evaluate(FETCH_JS)
-                    run = measure(page, "run", "[data-run]", RUN_DONE, RUN_BEFORE)
-                    submit = measure(page, "submit", "[data-submit]", SUBMIT_DONE, SUBMIT_BEFORE)
+                    run = measure(page, "[data-run]", RUN_DONE, RUN_BEFORE)
+                    submit = measure(page, "[data-submit]", SUBMIT_DONE, SUBMIT_BEFORE)
                     if number >= 2:
                         results["fetch"].append(fetch)
                         results["run"].append(run)
                         results["submit"].append(submit)
                 browser.close()
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_db:
-            common.drop_database(DB_NAME)
 
     rows = []
     for name, values in results.items():

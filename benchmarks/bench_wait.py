@@ -319,23 +319,11 @@ def main() -> None:
     args = parse_args()
     tool = "wrk" if args.tool == "auto" and common.have_wrk() else ("python" if args.tool == "auto" else args.tool)
     print(f"bench_wait: {common.machine_note()}; load generator: {tool}")
-    env = common.bench_env(DB_NAME)
-    common.recreate_database(DB_NAME)
-    common.flush_redis()
-    try:
-        with common.phase("migrate"):
-            common.setup_django(env)
-        with common.Processes(env) as procs:
-            if "a" in args.parts:
-                part_a(procs, args)
-            if "b" in args.parts:
-                part_b(procs, args, tool)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_db:
-            common.drop_database(DB_NAME)
+    with common.fresh_database(DB_NAME, keep=args.keep_db) as env, common.Processes(env) as procs:
+        if "a" in args.parts:
+            part_a(procs, args)
+        if "b" in args.parts:
+            part_b(procs, args, tool)
 
 
 if __name__ == "__main__":

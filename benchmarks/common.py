@@ -118,6 +118,25 @@ def recreate_database(name: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+@contextlib.contextmanager
+def fresh_database(name: str, *, keep: bool = False) -> Iterator[dict[str, str]]:
+    """A benchmark's own database, migrated, with the benchmark's Redis databases emptied; its
+    environment for the processes; dropped at the end unless `keep`."""
+    env = bench_env(name)
+    recreate_database(name)
+    flush_redis()
+    try:
+        with phase("migrate"):
+            setup_django(env)
+        yield env
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not keep:
+            drop_database(name)
+
+
 def drop_database(name: str) -> None:
     import psycopg
 

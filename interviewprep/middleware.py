@@ -21,8 +21,8 @@ logger = logging.getLogger("interviewprep.request")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
-class RequestIdMiddleware:
-    """Give every request an id (the caller's X-Request-ID if sane), log one line per request."""
+class _BothChains:
+    """A middleware that serves the sync chain (WSGI, the test client) and the async one (ASGI)."""
 
     sync_capable = True
     async_capable = True
@@ -32,6 +32,10 @@ class RequestIdMiddleware:
         self.async_mode = iscoroutinefunction(get_response)
         if self.async_mode:
             markcoroutinefunction(self)
+
+
+class RequestIdMiddleware(_BothChains):
+    """Give every request an id (the caller's X-Request-ID if sane), log one line per request."""
 
     def __call__(self, request):
         if self.async_mode:
@@ -79,19 +83,10 @@ def _user_id(request) -> int | None:
     return user.pk if user.is_authenticated else None
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(_BothChains):
     """A body over REQUEST_BODY_MAX_BYTES is a 413 on every endpoint, naming that limit (an
     answer's own 64 KiB limit is the service's, in its words). Under ASGI the body was bounded
     as it was read (interviewprep.body_limit); elsewhere Content-Length tells."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.async_mode = iscoroutinefunction(get_response)
-        if self.async_mode:
-            markcoroutinefunction(self)
 
     def __call__(self, request):
         if self.async_mode:
