@@ -281,7 +281,8 @@
   }
 
   function showRun(runId) {
-    var url = form.getAttribute("data-run-panel-url").replace(/0\/panel\/$/, runId + "/panel/");
+    // The page is drawn with run 1's panel URL; this run's has its id in that place.
+    var url = form.getAttribute("data-run-panel-url").replace(/\d+\/panel\/$/, runId + "/panel/");
     var delay = 1000;
     function wait() {
       fetch(url + "?wait=10", { credentials: "same-origin", headers: { Accept: "text/html" } })
