@@ -57,9 +57,10 @@ def job_run(*, job_id: int, worker: str) -> str:
                 return "lost_lease"
             faults.before_record()
             return job_record(claim, output)
-    except (TransientJobError, SoftTimeLimitExceeded) as exc:
-        if isinstance(exc, SoftTimeLimitExceeded):
-            # The time limit may have cut a query short: never reuse that connection.
+    except (TransientJobError, SoftTimeLimitExceeded, OperationalError, InterfaceError) as exc:
+        if not isinstance(exc, TransientJobError):
+            # The time limit may have cut a query short, or the database dropped the connection
+            # (a restart, a failover, a cut): never reuse it. Neither says anything of the work.
             connection.close()
         message = str(exc) or "the job took longer than its time limit"
         return job_fail_transient(

@@ -34,7 +34,7 @@ KNOWN_ISSUES = (
         id="worker-stops-consuming",
         summary=(
             "a broker pause longer than its socket timeout makes a worker's ack fail ('Couldn't ack', "
-            "celery/celery#2415, #10205); the worker never notices, never reconnects and takes no more "
+            "a known Celery behaviour); the worker never notices, never reconnects and takes no more "
             "messages. On worker-generate this also stops the sweeper (queue ops), so nothing recovers "
             "until the process is restarted: the Procfile has no liveness probe for it"
         ),

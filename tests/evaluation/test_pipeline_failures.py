@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
 
 from attempts.models import Attempt, Result, Submission
@@ -51,6 +52,29 @@ def test_worker_child_killed_mid_evaluation_finishes_exactly_once(workers, relay
     assert job.tries == 2
     outcomes = list(JobTry.objects.filter(job=job).order_by("number").values_list("outcome", flat=True))
     assert outcomes == [JobTry.Outcome.ABANDONED, JobTry.Outcome.SUCCEEDED]
+    assert Attempt.objects.get(pk=attempt.pk).status == "completed"
+    assert_invariants()
+
+
+def test_database_connections_cut_mid_evaluation_retry_the_job_instead_of_dead_lettering_it(
+    workers, relay, assert_invariants
+):
+    worker = workers(concurrency=1, EVALUATOR_FAULTS="delay=1.5")
+    attempt = AttemptFactory()
+    submission_id = create_submission(attempt, "score=73")
+    wait_running_in_child(worker, submission_id)
+    # Every connection to the test database but this test's own: the worker's, its heartbeat's
+    # and the relay's, as a database restart or a failover would.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        assert cursor.fetchone()[0] >= 1
+    wait_for_status(submission_id, JobStatus.SUCCEEDED)
+    assert not DeadLetter.objects.exists()
+    assert Result.objects.filter(submission_id=submission_id).count() == 1
+    assert Result.objects.get(submission_id=submission_id).score == 73
     assert Attempt.objects.get(pk=attempt.pk).status == "completed"
     assert_invariants()
 
