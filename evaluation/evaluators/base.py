@@ -31,6 +31,7 @@ class EvaluationRequest:
     spec: dict[str, Any]  # the question's evaluation_spec: hidden tests or rubric
     answer: str
     submission_id: int | None = None
+    language: str = "python"  # an id of evaluation.languages.LANGUAGES
     try_number: int = 1
 
 

@@ -1,0 +1,119 @@
+"""What a language is to the code runner: one small class per language (docs/languages.md).
+
+A language says how its answer and harness become files in the box, how to compile them (if
+at all), how to run them, what its runtime needs beyond the defaults, how to read its
+compiler's first error, and how to find its version. The sandbox (`evaluation.sandbox`) does
+the rest the same way for every language: isolation, limits, the test protocol, the verdict.
+
+A generated harness reads the tests' arguments as one line of tokens on stdin (the shown
+tests; a second line, the hidden ones, arrives only after every shown test has reported) and
+writes one JSON event per line to stdout, as `evaluation/sandbox/_harness.py` does for Python:
+  {"e":"loaded"}   then, per test,
+  {"e":"test","i":n,"s":"ok"|"error"|"memory"|"output"|"badvalue","v":<JSON>,"t":ms,"o":"printed","msg":"error"}
+  {"e":"done"}
+What the answer prints is captured per test by the harness, never mixed into that stream.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import ClassVar
+
+from evaluation.languages.types import Signature, Type, camel
+
+VERSION_TIMEOUT_S = 20.0
+
+
+class Language:
+    id: ClassVar[str]
+    name: ClassVar[str]
+    ace_mode: ClassVar[str]  # the editor's highlighting mode, e.g. "ace/mode/python"
+    answer_file: ClassVar[str]  # the candidate's file in the box, as the compiler names it
+    version_argv: ClassVar[tuple[str, ...]]
+    version_pattern: ClassVar[str] = r"(\d+\.\d+(?:\.\d+)?)"
+    comment: ClassVar[str] = "//"
+
+    # The box's limits beyond the question's own (whose CPU limit is for Python-like speed).
+    compiled: ClassVar[bool] = True
+    cpu_factor: ClassVar[float] = 1.0
+    cpu_extra_s: ClassVar[float] = 0.0  # the runtime's own start-up, before any test
+    memory_rlimit: ClassVar[str] = "as"  # "as", or "data" for runtimes that reserve address space
+    memory_extra_mb: ClassVar[int] = 64  # the runtime's own memory beside the answer's
+    processes: ClassVar[int] = 8  # RLIMIT_NPROC: runtimes count their threads here
+    compile_cpu_s: ClassVar[float] = 10.0
+    compile_memory_mb: ClassVar[int] = 1024
+    compile_processes: ClassVar[int] = 32
+    host_paths: ClassVar[tuple[str, ...]] = ()  # read-only paths beyond /usr (e.g. the JDK's /etc)
+
+    def entry_name(self, signature: Signature) -> str:
+        return camel(signature.function)
+
+    def entry_point(self, signature: Signature) -> str:
+        """The declaration the candidate writes, as the docs and API show it."""
+        raise NotImplementedError
+
+    def starter(self, signature: Signature) -> str:
+        raise NotImplementedError
+
+    def sources(self, signature: Signature, answer: str) -> dict[str, str]:
+        """Every file the box needs, by name: the answer's file (`answer_file`) and the harness."""
+        raise NotImplementedError
+
+    def answer_offset(self, answer: str) -> int:
+        """Lines put before the candidate's text in `answer_file` (a package line, imports)."""
+        return 0
+
+    def compile_argv(self, box: str) -> list[str]:
+        """Run with `box` (the box's directory, writable) as the working directory."""
+        raise NotImplementedError
+
+    def compile_env(self, box: str) -> dict[str, str]:
+        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box}
+
+    def run_argv(self, box: str, memory_mb: int) -> list[str]:
+        raise NotImplementedError
+
+    def run_env(self, box: str) -> dict[str, str]:
+        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box}
+
+    def compile_error(self, output: str, answer: str) -> tuple[str, int | None, int | None]:
+        """The compiler's first error as (message, line, column) in the candidate's own text."""
+        raise NotImplementedError
+
+    def crash_reason(self, stderr: str) -> str | None:
+        """'memory' when the runtime's last words say it ran out of memory, else None."""
+        return None
+
+    def version(self) -> str | None:
+        """The toolchain's version, or None when it is missing or does not start."""
+        try:
+            done = subprocess.run(
+                list(self.version_argv), capture_output=True, env={"PATH": "/usr/bin:/bin"},
+                timeout=VERSION_TIMEOUT_S, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode != 0:
+            return None
+        match = re.search(self.version_pattern, (done.stdout + done.stderr).decode("utf-8", "replace"))
+        return match.group(1) if match else None
+
+
+def first_error(output: str, file: str, offset: int, pattern: str) -> tuple[str, int | None, int | None]:
+    """The first `pattern` match (groups: file, line, column or None, message) in a compiler's
+    output that names `file`, with the line moved back by `offset`; else the first non-empty line."""
+    for match in re.finditer(pattern, output, re.MULTILINE):
+        if match.group("file").endswith(file):
+            line = int(match.group("line")) - offset
+            column = match.group("col")
+            return match.group("msg").strip(), line if line > 0 else None, int(column) if column else None
+    for match in re.finditer(pattern, output, re.MULTILINE):
+        # An error in the generated harness: the answer does not declare what the harness calls.
+        return match.group("msg").strip(), None, None
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return (lines[0] if lines else "the compiler failed without saying why"), None, None
+
+
+def scalar_or_container(kind: Type) -> bool:
+    return kind.kind in ("list", "map", "optional")

@@ -1,0 +1,41 @@
+"""Python: the answer runs in the in-process harness of `evaluation/sandbox/_harness.py`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from evaluation.languages.base import Language
+from evaluation.languages.types import Signature, Type
+
+_NAMES = {"int": "int", "float": "float", "string": "str", "bool": "bool"}
+
+
+def python_type(kind: Type) -> str:
+    if kind.kind == "list":
+        return f"list[{python_type(kind.item)}]"  # type: ignore[arg-type]
+    if kind.kind == "map":
+        return f"dict[str, {python_type(kind.item)}]"  # type: ignore[arg-type]
+    if kind.kind == "optional":
+        return f"{python_type(kind.item)} | None"  # type: ignore[arg-type]
+    return _NAMES[kind.kind]
+
+
+class Python(Language):
+    id: ClassVar[str] = "python"
+    name: ClassVar[str] = "Python"
+    ace_mode: ClassVar[str] = "ace/mode/python"
+    answer_file: ClassVar[str] = "<string>"
+    version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/python3", "--version")
+    compiled: ClassVar[bool] = False
+    comment: ClassVar[str] = "#"
+
+    def entry_name(self, signature: Signature) -> str:
+        return signature.function
+
+    def entry_point(self, signature: Signature) -> str:
+        params = ", ".join(f"{p.name}: {python_type(p.type)}" for p in signature.params)
+        return f"def {signature.function}({params}) -> {python_type(signature.returns)}"
+
+    def starter(self, signature: Signature) -> str:
+        summary = signature.summary.replace('"""', "'''")
+        return f'{self.entry_point(signature)}:\n    """{summary}"""\n    pass\n'
