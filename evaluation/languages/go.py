@@ -12,4 +12,4 @@ class Go(Language):
     name: ClassVar[str] = "Go"
     ace_mode: ClassVar[str] = "ace/mode/golang"
     answer_file: ClassVar[str] = "answer.go"
-    version_argv: ClassVar[tuple[str, ...]] = ('/usr/bin/go', 'version')
+    version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/go", "version")
