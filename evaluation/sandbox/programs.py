@@ -9,7 +9,7 @@ the compiler, or the program (the answer with its generated harness). The two sh
   run:     the directory read-only, /tmp a small tmpfs, no new process, and exec only of the
            one program (Landlock), the question's limits scaled for the runtime.
 Compile time and run time are limited and reported apart. Host-side files are created with
-O_CREAT|O_EXCL|O_NOFOLLOW in a directory only this run's uid can enter.
+O_CREAT|O_EXCL|O_NOFOLLOW in a directory only this slot's uid can enter.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import math
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -193,7 +192,11 @@ def run_program(
     memory_mb = int(memory_limit_mb) + language.memory_extra_mb
 
     with slot_held() as slot:
-        host_dir = tempfile.mkdtemp(prefix="run-", dir=_scratch_root())
+        # One directory per slot, emptied by whoever takes the slot: a worker killed mid-run
+        # leaves its files only until the slot's next run.
+        host_dir = os.path.join(_scratch_root(), f"slot-{slot}")
+        shutil.rmtree(host_dir, ignore_errors=True)
+        os.mkdir(host_dir, 0o700)
         try:
             for name, text in sources.items():
                 _write_new(host_dir, name, text)
