@@ -67,10 +67,13 @@ def _filter(seccomp, profile):
         rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
         # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
         rules.add_rule(seccomp.ERRNO(38), "clone3")
-    # The CPU-limit timer and its handler stay as the harness set them.
-    for signum in (_signal.SIGPROF, _signal.SIGXCPU):
-        rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
-    rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
+    if profile == "python":
+        # The CPU-limit timer and its handler stay as the harness set them. A program the
+        # harness execs gets default actions at exec, and some runtimes (Go) must install
+        # their own handlers or die: RLIMIT_CPU's hard limit bounds them instead.
+        for signum in (_signal.SIGPROF, _signal.SIGXCPU):
+            rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
+        rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
     return rules
 
 
