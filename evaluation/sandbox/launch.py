@@ -115,7 +115,7 @@ def harness_source() -> str:
 @dataclass(frozen=True)
 class Prepared:
     harness: bytes  # the harness's code object, marshalled by PYTHON itself
-    seccomp_bpf: bytes | None  # None: python3-seccomp is missing here
+    seccomp_bpf: dict[str, bytes] | None  # by profile (see `_prepare.py`); None: python3-seccomp is missing here
     why_no_seccomp: str
 
 
@@ -148,14 +148,17 @@ def _prepare() -> Prepared:
         )  # fmt: skip
         if done.returncode != 0:
             raise ValueError(f"exit {done.returncode}: {done.stderr[-300:].decode('utf-8', 'replace')}")
-        harness, program, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
+        harness, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
         if not isinstance(harness, bytes) or not isinstance(why, str):
             raise ValueError("unexpected output")
-        if program is not None and (not isinstance(program, bytes) or not program or len(program) % 8):
-            raise ValueError("the seccomp filter is not a BPF program")
+        if programs is not None and (
+            not isinstance(programs, dict)
+            or not all(isinstance(p, bytes) and p and not len(p) % 8 for p in programs.values())
+        ):
+            raise ValueError("a seccomp filter is not a BPF program")
     except (OSError, subprocess.SubprocessError, ValueError, EOFError, TypeError) as exc:
         raise TransientEvaluationError(f"the sandbox's harness could not be prepared: {exc}") from exc
-    return Prepared(harness, program, why)
+    return Prepared(harness, programs, why)
 
 
 @cache
@@ -201,14 +204,25 @@ def _root_links() -> tuple[str, ...]:
     return tuple(args)
 
 
-def _bwrap_argv(bwrap: str) -> list[str]:
-    # Only /usr is visible: no /etc, /home, /root, /var/run, /proc, /work, and no /dev
-    # (Landlock refuses it anyway, and --dev's device binds cost ~0.35 ms a run). The tmpfs
-    # for / and /tmp would be writable and unbounded without the remount and the size.
+@dataclass(frozen=True)
+class Bind:
+    host: str
+    box: str  # where the box sees it
+    writable: bool = False
+
+
+def _bwrap_argv(bwrap: str, binds: tuple[Bind, ...] = ()) -> list[str]:
+    # Only /usr is visible (and what `binds` adds): no /etc, /home, /root, /var/run, /proc,
+    # /work, and no /dev (Landlock refuses it anyway, and --dev's device binds cost ~0.35 ms a
+    # run). The tmpfs for / and /tmp would be writable and unbounded without the remount and
+    # the size; the remount does not reach a writable bind, which is its own mount.
+    mounts: list[str] = []
+    for bind in binds:
+        mounts += ["--bind" if bind.writable else "--ro-bind", bind.host, bind.box]
     return [
         bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
         "--new-session", "--as-pid-1", "--clearenv",
-        "--ro-bind", "/usr", "/usr", *_root_links(),
+        "--ro-bind", "/usr", "/usr", *_root_links(), *mounts,
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - the box's own
         "--remount-ro", "/", "--chdir", "/",
     ]  # fmt: skip
@@ -263,13 +277,20 @@ def launch(
     cpu_limit_s: float,
     memory_bytes: int,
     wall_s: float,
-    later: Any = None,
+    later: bytes | None = None,
     release: Callable[[dict[str, Any]], bool] | None = None,
+    profile: str = "python",
+    binds: tuple[Bind, ...] = (),
+    stdin_tail: bytes = b"",
+    slot: int | None = None,
 ) -> RawRun:
     """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start.
 
-    With `later`, that second message is sent once `release` returns True for an event; the
-    box reads it when it is done with the first (`request["more"]` tells it one will come).
+    `stdin_tail` follows the harness's request on stdin (the tests of a program the harness
+    execs). With `later`, those bytes are sent once `release` returns True for an event; the
+    box reads them when it is done with the first part. `profile` picks the seccomp filter
+    (see `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot
+    the caller already holds (a compile and its run share one uid and one directory).
     """
     as_root = os.geteuid() == 0
     if layers.uid and not as_root:
@@ -280,10 +301,11 @@ def launch(
     ready = prepared()
     if layers.seccomp and ready.seccomp_bpf is None:
         raise TransientEvaluationError(f"no seccomp filter: {ready.why_no_seccomp}")
+    filters = ready.seccomp_bpf or {}
     payload = {
         **request,
         "seccomp": layers.seccomp,
-        "seccomp_bpf": ready.seccomp_bpf if layers.seccomp or request.get("probe") else None,
+        "seccomp_bpf": filters.get(profile) if layers.seccomp or request.get("probe") else None,
         "landlock": layers.landlock,
         "cpu_limit": float(cpu_limit_s),
         "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),
@@ -291,18 +313,31 @@ def launch(
         # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
         "parent_pid": 0 if layers.bwrap else os.getpid(),
     }
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload)
-    second = (framed(later), release or (lambda event: False)) if later is not None else None
+    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload) + stdin_tail
+    second = (later, release or (lambda event: False)) if later is not None else None
+    if slot is not None:
+        return _launch_as(layers, bwrap, slot, blob, second, wall_s, binds)
+    with slot_held() as held:
+        return _launch_as(layers, bwrap, held, blob, second, wall_s, binds)
 
-    with slot_held() as slot:
-        uid = slot_uid(slot) if layers.uid else None
-        try:
-            return _launch_in_slot(layers, bwrap, uid, blob, second, wall_s)
-        finally:
-            if uid is not None and not layers.bwrap:
-                # Without a pid namespace an escaped process would outlive the run; with
-                # seccomp none can be forked, but the sweep is cheap and closes the gap.
-                _sweep_uid(uid)
+
+def _launch_as(
+    layers: Layers,
+    bwrap: str | None,
+    slot: int,
+    blob: bytes,
+    second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
+    wall_s: float,
+    binds: tuple[Bind, ...],
+) -> RawRun:
+    uid = slot_uid(slot) if layers.uid else None
+    try:
+        return _launch_in_slot(layers, bwrap, uid, blob, second, wall_s, binds)
+    finally:
+        if uid is not None and not layers.bwrap:
+            # Without a pid namespace an escaped process would outlive the run; with
+            # seccomp none can be forked, but the sweep is cheap and closes the gap.
+            _sweep_uid(uid)
 
 
 def _launch_in_slot(
@@ -312,6 +347,7 @@ def _launch_in_slot(
     blob: bytes,
     second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
     wall_s: float,
+    binds: tuple[Bind, ...] = (),
 ) -> RawRun:
     in_r, in_w = os.pipe2(os.O_CLOEXEC)
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
@@ -319,7 +355,7 @@ def _launch_in_slot(
     res_r, res_w = os.pipe2(os.O_CLOEXEC)
     argv = [PYTHON, "-I", "-S", "-B", "-c", BOOTSTRAP, str(res_w)]
     if bwrap is not None:
-        argv = _bwrap_argv(bwrap) + argv
+        argv = _bwrap_argv(bwrap, binds) + argv
     argv, identity = _as_uid(argv, uid)
     started = time.monotonic()
     try:
