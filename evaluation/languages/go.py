@@ -504,9 +504,10 @@ class Go(Language):
         return re.sub("|".join(replacements), lambda m: replacements[m.group(0)], _TEMPLATE)
 
     def compile_argv(self, box: str) -> list[str]:
+        # The box has no /dev: a failed link's errors (a cgo-built package) go to link.log.
         script = (
             f"{TOOLS}/compile -o answer.a -p main -complete -pack {self.answer_file} {HARNESS_FILE}"
-            f" && {{ {TOOLS}/link -d -s -w -o {PROGRAM} answer.a >/dev/null 2>&1"
+            f" && {{ {TOOLS}/link -d -s -w -o {PROGRAM} answer.a >link.log 2>&1"
             f" || /usr/bin/go build -ldflags='-s -w' -o {PROGRAM} {self.answer_file} {HARNESS_FILE}; }}"
         )
         return ["/usr/bin/sh", "-c", script]
@@ -525,7 +526,8 @@ class Go(Language):
         }
 
     def run_argv(self, box: str, memory_mb: int) -> list[str]:
-        return [self.executable(box), str(memory_mb)]
+        # memory_mb includes memory_extra_mb; the harness's soft heap limit is the question's own.
+        return [self.executable(box), str(max(memory_mb - self.memory_extra_mb, 16))]
 
     def run_env(self, box: str) -> dict[str, str]:
         # One P: the harness is sequential, and a second one mostly adds GC threads and CPU.

@@ -136,6 +136,6 @@ def test_running_out_of_memory_is_told_apart_from_other_crashes():
 def test_the_program_run_is_the_one_compiled_into_the_box(tmp_path):
     box = str(tmp_path)
     assert GO.executable(box) == os.path.realpath(os.path.join(box, "answer-program"))
-    assert GO.run_argv(box, 256) == [GO.executable(box), "256"]
+    assert GO.run_argv(box, 256 + GO.memory_extra_mb) == [GO.executable(box), "256"]
     assert GO.compile_env(box)["GOCACHE"].startswith(box)
     assert GO.compile_env(box)["CGO_ENABLED"] == "0"
