@@ -368,7 +368,9 @@ def code_inputs_validate(inputs: Any) -> list[list[Any]]:
     return inputs
 
 
-def code_run(*, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None) -> dict[str, Any]:
+def code_run(
+    *, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None, language: str = "python"
+) -> dict[str, Any]:
     """Run `answer` on the question's shown tests (`inputs` None) or on each of `inputs` (lists
     of positional arguments, nothing to compare with), under the same sandbox and limits as a
     submission. Hidden tests never run here and nothing is scored.
