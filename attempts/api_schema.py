@@ -8,9 +8,12 @@ from rest_framework import serializers
 from attempts.models import AttemptStatus, PracticeRequestStatus, RunStatus, SubmissionStatus
 from evaluation.languages import LANGUAGES
 
+# One enum in the schema, LanguageEnum (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+LANGUAGE_IDS = list(LANGUAGES)
+
 
 def _language(help_text: str) -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=list(LANGUAGES), help_text=help_text)
+    return serializers.ChoiceField(choices=LANGUAGE_IDS, help_text=help_text)
 
 
 class RegisteredSerializer(serializers.Serializer):
@@ -115,7 +118,7 @@ class DraftSavedSerializer(serializers.Serializer):
 
 
 class LanguageSerializer(serializers.Serializer):
-    id = serializers.ChoiceField(choices=list(LANGUAGES))
+    id = _language("The id that submissions, runs and drafts name.")
     name = serializers.CharField()
     version = serializers.CharField(allow_null=True, help_text="The toolchain's version here; null when unavailable.")
     available = serializers.BooleanField(help_text="Whether answers in it can be submitted and run here.")
