@@ -45,7 +45,11 @@ def coding_attempt(user):
         kind="coding",
         evaluator="code",
         evaluation_spec={
-            "signature": {"function": "sum_of_list", "params": [{"name": "numbers", "type": "list<int>"}], "returns": "int"},
+            "signature": {
+                "function": "sum_of_list",
+                "params": [{"name": "numbers", "type": "list<int>"}],
+                "returns": "int",
+            },
             "tests": [{"name": "example", "visible": True, "args": [[1, 2]], "expected": 3}],
         },
     )
@@ -111,6 +115,7 @@ def test_a_submission_newer_than_the_draft_opens_in_its_own_language(client, can
         f"/api/v1/attempts/{attempt.pk}/submissions/",
         {"answer": "function sumOfList(n) { return 2; }", "language": "javascript"},
         format="json",
+        HTTP_IDEMPOTENCY_KEY="submit-in-javascript",
     )
     assert response.status_code == 202, response.content
     content = client.get(f"/attempts/{attempt.pk}/").content.decode()
@@ -122,14 +127,18 @@ def test_the_form_post_submits_in_the_language_chosen(client, candidate, languag
     attempt = coding_attempt(candidate)
     key = KEY.search(client.get(f"/attempts/{attempt.pk}/").content.decode()).group(1)
     answer = "function sumOfList(numbers) { return numbers.reduce((a, b) => a + b, 0); }"
-    response = client.post(f"/attempts/{attempt.pk}/", {"answer": answer, "language": "javascript", "idempotency_key": key})
+    response = client.post(
+        f"/attempts/{attempt.pk}/", {"answer": answer, "language": "javascript", "idempotency_key": key}
+    )
     assert response.status_code == 302
     submission = Submission.objects.get(attempt=attempt)
     assert (submission.language, submission.answer) == ("javascript", answer)
     attempt.refresh_from_db()
     assert attempt.language == "javascript"
     # The same form again is the same submission; the same key in another language is not.
-    again = client.post(f"/attempts/{attempt.pk}/", {"answer": answer, "language": "javascript", "idempotency_key": key})
+    again = client.post(
+        f"/attempts/{attempt.pk}/", {"answer": answer, "language": "javascript", "idempotency_key": key}
+    )
     assert again["Location"] == response["Location"] and Submission.objects.filter(attempt=attempt).count() == 1
     other = client.post(f"/attempts/{attempt.pk}/", {"answer": answer, "language": "python", "idempotency_key": key})
     assert other.status_code == 422
@@ -138,7 +147,9 @@ def test_the_form_post_submits_in_the_language_chosen(client, candidate, languag
 def test_an_unknown_language_is_refused_with_the_text_kept(client, candidate, languages):
     attempt = coding_attempt(candidate)
     key = KEY.search(client.get(f"/attempts/{attempt.pk}/").content.decode()).group(1)
-    response = client.post(f"/attempts/{attempt.pk}/", {"answer": "print(1)", "language": "cobol", "idempotency_key": key})
+    response = client.post(
+        f"/attempts/{attempt.pk}/", {"answer": "print(1)", "language": "cobol", "idempotency_key": key}
+    )
     content = response.content.decode()
     assert response.status_code == 400
     assert "Unknown language" in content and textarea_text(content) == "print(1)"
@@ -151,7 +162,9 @@ def test_a_prose_question_has_no_picker_and_submits_without_a_language(client, c
     assert "answer-language" not in content and "editor-starters" not in content
     assert 'data-editor-mode="ace/mode/markdown"' in content
     key = KEY.search(content).group(1)
-    assert client.post(f"/attempts/{attempt.pk}/", {"answer": "Shard by key.", "idempotency_key": key}).status_code == 302
+    assert (
+        client.post(f"/attempts/{attempt.pk}/", {"answer": "Shard by key.", "idempotency_key": key}).status_code == 302
+    )
     assert Submission.objects.get(attempt=attempt).language == "python"
 
 
