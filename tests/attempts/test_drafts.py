@@ -207,3 +207,31 @@ def test_a_draft_in_a_language_its_question_cannot_take_is_400_and_saves_nothing
     assert detail in response.json()["detail"]
     stored = Attempt.objects.get(pk=attempt.pk)
     assert (stored.drafts, stored.language) == ({"python": "kept"}, "python")
+
+
+def _save_in(attempt_id: int, token: str, barrier: threading.Barrier, language: str) -> int:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    try:
+        barrier.wait()
+        return save(client, attempt_id, f"typed in {language}", language=language).status_code
+    finally:
+        connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_drafts_saved_at_once_in_two_languages_keep_both():
+    from rest_framework.authtoken.models import Token
+
+    for _ in range(10):
+        attempt = AttemptFactory(question=CodingQuestionFactory())
+        token = Token.objects.create(user=attempt.user).key
+        barrier = threading.Barrier(2)
+        with ThreadPoolExecutor(2) as pool:
+            statuses = list(
+                pool.map(lambda language: _save_in(attempt.pk, token, barrier, language), ["python", "javascript"])
+            )
+        assert statuses == [200, 200]
+        attempt.refresh_from_db()
+        assert attempt.drafts == {"python": "typed in python", "javascript": "typed in javascript"}
+        assert attempt.language in ("python", "javascript")
