@@ -1,7 +1,7 @@
 """C++ (g++, C++17): the answer is `answer.cpp`, included by a harness generated from the signature.
 
-`harness.cpp` is: the common standard headers (`PRELUDE`), `using namespace std;`, the
-harness's machinery (reading the tests, writing JSON, capturing output), then
+`harness.cpp` is: the common standard headers (`PRELUDE_HEADERS`), `using namespace std;`,
+the harness's machinery (reading the tests, writing JSON, capturing output), then
 `#include "answer.cpp"`, then a few lines that call the answer. g++ therefore names the
 candidate's file and lines in its errors, and nothing the answer `#define`s can break the
 machinery, which comes before it. Everything is linked statically, so the box runs one file
@@ -46,8 +46,13 @@ PRELUDE_HEADERS = (
 _SCALARS = {"int": "long long", "float": "double", "string": "std::string", "bool": "bool"}
 MUST_DEFINE = "answer.cpp must define "
 # g++ diagnostics: "file:line:col: error: message" ("fatal error" for a missing #include).
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<level>fatal error|error): (?P<msg>.*)$")
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<level>fatal error|error): (?P<msg>.*)$"
+)
 _LOCATION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s")
+_UNCLOSED = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): note: to match this (?P<what>.+)$", re.MULTILINE
+)
 _UNDEFINED = re.compile(r"undefined reference to [`'](?P<what>[^'\n]+)'")
 
 
@@ -390,7 +395,8 @@ void run_line(Test test, Reader& in, long& index, long detailed, long& printed_t
         printed_total += size;
         if (size > 0 && printed_total >= PRINT_LIMIT_BYTES) status = "output";
         char head[112];
-        std::snprintf(head, sizeof head, "{\"e\":\"test\",\"i\":%ld,\"s\":\"%s\",\"t\":%.2f", index, status.c_str(), timing.ms);
+        std::snprintf(head, sizeof head, "{\"e\":\"test\",\"i\":%ld,\"s\":\"%s\",\"t\":%.2f",
+                      index, status.c_str(), timing.ms);
         std::string line = head;
         if (status == "ok") line += ",\"v\":" + value;
         if (index < detailed) {  // hidden tests report no output or message: the parent drops them
@@ -632,7 +638,7 @@ class Cpp(Language):
 
     def compile_error(self, output: str, answer: str) -> tuple[str, int | None, int | None]:
         lines = output.splitlines()
-        answer_lines = answer.splitlines()
+        answer_lines = re.split(r"\r\n|\r|\n", answer)  # g++'s line ends
         for position, text in enumerate(lines):
             match = _DIAGNOSTIC.match(text)
             if match is None:
@@ -648,7 +654,13 @@ class Cpp(Language):
                 place = _LOCATION.match(before)
                 if place and os.path.basename(place.group("file")) == self.answer_file:
                     return message, *self._place(place, answer_lines)
-            declared = output.find(MUST_DEFINE)
+            # The answer left a bracket open, so the harness's own code was read inside it.
+            for note in _UNCLOSED.finditer(output):
+                if os.path.basename(note.group("file")) == self.answer_file:
+                    return f"this {note.group('what').strip()} is never closed", *self._place(note, answer_lines)
+            if MUST_DEFINE in message:  # the harness's static_assert
+                return message[message.index(MUST_DEFINE) :], None, None
+            declared = output.find(MUST_DEFINE)  # the call's line, as g++ quotes it
             if declared >= 0:
                 end = output.find("`", output.find("`", declared) + 1)
                 return output[declared : end + 1] if end > declared else message, None, None
