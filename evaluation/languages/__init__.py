@@ -36,7 +36,12 @@ def language_versions() -> dict[str, str | None]:
 def languages_status() -> list[dict[str, Any]]:
     versions = language_versions()
     return [
-        {"id": language_id, "name": language.name, "version": versions[language_id], "available": versions[language_id] is not None}
+        {
+            "id": language_id,
+            "name": language.name,
+            "version": versions[language_id],
+            "available": versions[language_id] is not None,
+        }
         for language_id, language in LANGUAGES.items()
     ]
 

@@ -12,4 +12,4 @@ class Java(Language):
     name: ClassVar[str] = "Java"
     ace_mode: ClassVar[str] = "ace/mode/java"
     answer_file: ClassVar[str] = "Solution.java"
-    version_argv: ClassVar[tuple[str, ...]] = ('/usr/bin/javac', '-version')
+    version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/javac", "-version")
