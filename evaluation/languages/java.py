@@ -27,7 +27,7 @@ JAVAC = f"{JDK}/bin/javac"
 HARNESS_CLASS = "InterviewPrepMain"
 # What a Java answer may use without importing it, on one line so the answer starts on line 2.
 IMPORTS = "import java.util.*; import java.util.function.*; import java.util.stream.*; import java.math.*;\n"
-STACK_MB = 256  # the tests' thread: deep recursion behaves as on other judges
+STACK_MB = 128  # the tests' thread: deep recursion behaves as on other judges
 # The JVM as a short-lived process: C1 only (C2 costs more CPU than it saves in ~1 s), one
 # compiler thread, the serial collector (no GC threads), the JDK's class-data archive, no
 # /tmp/hsperfdata file, and the VM's own messages on stderr, never on the result channel.
@@ -46,6 +46,7 @@ EXPECTS = "// Solution must declare: "
 
 _PRIMITIVE = {"int": "long", "float": "double", "string": "String", "bool": "boolean"}
 _BOXED = {"int": "Long", "float": "Double", "string": "String", "bool": "Boolean"}
+_READ_SCALAR = {"int": "readLong()", "float": "readDouble()", "string": "readString()", "bool": "readBool()"}
 _DEFAULT = {"long": "0", "double": "0.0", "String": '""', "boolean": "false"}
 # javac's diagnostics: "Solution.java:3: error: message", then the source line and a caret line.
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:]+\.java):(?P<line>\d+): error: (?P<msg>.*)$", re.MULTILINE)
@@ -103,7 +104,7 @@ class _Codecs:
     def read(self, kind: Type) -> str:
         """An expression that reads one value of `kind` from the input."""
         if kind.kind in SCALARS:
-            return {"int": "readLong()", "float": "readDouble()", "string": "readString()", "bool": "readBool()"}[kind.kind]
+            return _READ_SCALAR[kind.kind]
         key = str(kind)
         if key not in self.readers:
             name = f"read{len(self.readers)}"
@@ -142,7 +143,7 @@ class _Codecs:
             return {
                 "int": f"out.append({value});",
                 "float": f"writeDouble(out, {value});",
-                "string": f"writeString(out, {value});",
+                "string": f"writeText(out, {value});",
                 "bool": f"out.append({value});",
             }[kind.kind]
         key = str(kind) + ("!boxed" if boxed_value else "")
@@ -156,12 +157,12 @@ class _Codecs:
         item: Type = kind.item  # type: ignore[assignment]
         jtype = boxed(kind) if boxed_value else java_type(kind)
         null = (
-            "out.append(\"null\");\n            return;"
+            'out.append("null");\n            return;'
             if kind.kind == "optional"
             else f'throw new BadValue("returned null where {jtype.replace(chr(34), "")} is declared");'
         )
         lines = [f"if (v == null) {{\n            {null}\n        }}"]
-        lines.append("if (depth > MAX_DEPTH) throw new BadValue(\"the return value is nested too deeply\");")
+        lines.append('if (depth > MAX_DEPTH) throw new BadValue("the return value is nested too deeply");')
         lines.append("if (out.length() > VALUE_LIMIT) throw new TooLarge();")
         if kind.kind in SCALARS:
             lines.append(self.write(kind, "v"))
@@ -172,7 +173,7 @@ class _Codecs:
                 "out.append('{');\n        boolean first = true;\n"
                 f"        for (Map.Entry<String, {boxed(item)}> e : v.entrySet()) {{\n"
                 "            if (!first) out.append(',');\n            first = false;\n"
-                "            if (e.getKey() == null) throw new BadValue(\"a map key is null\");\n"
+                '            if (e.getKey() == null) throw new BadValue("a map key is null");\n'
                 "            writeString(out, e.getKey());\n            out.append(':');\n"
                 f"            {self.write(item, 'e.getValue()', boxed_value=item.kind in SCALARS)}\n"
                 "        }\n        out.append('}');"
@@ -204,7 +205,8 @@ def _harness(signature: Signature, entry: str, expected: str) -> str:
     # the comment at its end tells compile_error what Solution must declare.
     bridge = (
         f"static Solution make() {{ return new Solution(); }} "
-        f"static {returns} call(Solution solution{params}) throws Throwable {{ return solution.{entry}({arguments}); }} "
+        f"static {returns} call(Solution solution{params}) throws Throwable "
+        f"{{ return solution.{entry}({arguments}); }} "
         f"{EXPECTS}{expected}"
     )
     return (
@@ -216,6 +218,7 @@ def _harness(signature: Signature, entry: str, expected: str) -> str:
         .replace("@WRITE_RESULT@", codecs.write(signature.returns, "result"))
         .replace("@METHODS@", "\n".join(codecs.methods))
         .replace("@MAX_STACK@", str(STACK_MB))
+        .replace("@OFFSET@", str(IMPORTS.count("\n")))
     )
 
 
@@ -258,7 +261,10 @@ class Java(Language):
 
     def sources(self, signature: Signature, answer: str) -> dict[str, str]:
         text = answer if answer.endswith("\n") else answer + "\n"
-        return {self.answer_file: IMPORTS + text, f"{HARNESS_CLASS}.java": _harness(signature, self.entry_name(signature), self.entry_point(signature))}
+        return {
+            self.answer_file: IMPORTS + text,
+            f"{HARNESS_CLASS}.java": _harness(signature, self.entry_name(signature), self.entry_point(signature)),
+        }
 
     def answer_offset(self, answer: str) -> int:
         return IMPORTS.count("\n")
@@ -282,10 +288,6 @@ class Java(Language):
             f"{HARNESS_CLASS}.java",
         ]
 
-    def compile_env(self, box: str) -> dict[str, str]:
-        # No JAVA_TOOL_OPTIONS or CLASSPATH from anywhere: the env is exactly this.
-        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box, "TMPDIR": "/tmp"}
-
     def run_argv(self, box: str, memory_mb: int) -> list[str]:
         return [
             JAVA,
@@ -303,9 +305,6 @@ class Java(Language):
             HARNESS_CLASS,
         ]
 
-    def run_env(self, box: str) -> dict[str, str]:
-        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box, "TMPDIR": "/tmp"}
-
     def executable(self, box: str) -> str:
         return JAVA
 
@@ -315,7 +314,12 @@ class Java(Language):
             if match.group("file").rsplit("/", 1)[-1] != self.answer_file:
                 continue
             line = int(match.group("line")) - offset
-            return match.group("msg").strip(), (line if line > 0 else None), _caret_column(output, match.end())
+            message = match.group("msg").strip()
+            # "cannot find symbol" says which one on a "symbol:" line under the caret.
+            symbol = re.match(r"\n.*\n.*\n\s+symbol:\s+(.*)", output[match.end() :])
+            if symbol:
+                message += f": {symbol.group(1).strip()}"
+            return message, (line if line > 0 else None), _caret_column(output, match.end())
         match = _DIAGNOSTIC.search(output)
         if match:
             # Only the harness failed: the answer compiles but does not declare what the tests
@@ -330,7 +334,9 @@ class Java(Language):
         return (lines[0] if lines else "the compiler failed without saying why"), None, None
 
     def crash_reason(self, stderr: str) -> str | None:
-        if "OutOfMemoryError" in stderr or "insufficient memory for the Java Runtime" in stderr:
+        # An uncaught OutOfMemoryError in a thread of the answer's, or RLIMIT_DATA refusing the
+        # JVM itself more memory ("os::commit_memory ... failed", "insufficient memory").
+        if any(sign in stderr for sign in ("OutOfMemoryError", "insufficient memory", "os::commit_memory")):
             return "memory"
         return None
 
@@ -388,7 +394,7 @@ final class @CLASS@ {
     static final int VALUE_LIMIT = 1 << 20;
     static final int MAX_DEPTH = 200;
     static final String ANSWER_FILE = "Solution.java";
-    static final int ANSWER_OFFSET = 1;
+    static final int ANSWER_OFFSET = @OFFSET@;
 
     static final FileOutputStream EVENTS = new FileOutputStream(FileDescriptor.out);
     static final InputStream IN = new FileInputStream(FileDescriptor.in);
@@ -508,6 +514,12 @@ final class @CLASS@ {
         out.append(Double.toString(v));
     }
 
+    /** A value declared String: null is not one. */
+    static void writeText(StringBuilder out, String s) {
+        if (s == null) throw new BadValue("returned null where String is declared");
+        writeString(out, s);
+    }
+
     static void writeString(StringBuilder out, String s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
@@ -545,12 +557,18 @@ final class @CLASS@ {
         }
         String text = name + (message != null && !message.isEmpty() ? ": " + message : "");
         if (text.length() > EXCERPT_CHARS - 20) text = text.substring(0, EXCERPT_CHARS - 20);
+        int line = answerLine(error);
+        return line > 0 ? text + " (line " + line + ")" : text;
+    }
+
+    /** The innermost line of the answer's own text in the error's stack, or 0. */
+    static int answerLine(Throwable error) {
         for (StackTraceElement frame : error.getStackTrace()) {
             if (ANSWER_FILE.equals(frame.getFileName()) && frame.getLineNumber() > ANSWER_OFFSET) {
-                return text + " (line " + (frame.getLineNumber() - ANSWER_OFFSET) + ")";
+                return frame.getLineNumber() - ANSWER_OFFSET;
             }
         }
-        return text;
+        return 0;
     }
 
     static String millis(long nanos) {
@@ -622,7 +640,9 @@ final class @CLASS@ {
             Class.forName("Solution");  // runs its static initialisers: an error there is a load error
         } catch (Throwable e) {
             Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
-            emit("{\"e\":\"load_error\",\"kind\":\"exception\",\"msg\":" + text(describe(cause)) + ",\"line\":null,\"col\":null}");
+            int line = answerLine(cause);
+            emit("{\"e\":\"load_error\",\"kind\":\"exception\",\"msg\":" + text(describe(cause))
+                + ",\"line\":" + (line > 0 ? String.valueOf(line) : "null") + ",\"col\":null}");
             return;
         }
         emit("{\"e\":\"loaded\"}");
