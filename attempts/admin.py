@@ -20,15 +20,23 @@ class AttemptAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("id", "user__username")
     raw_id_fields = ("user", "question", "latest_submission", "scored_submission")
-    readonly_fields = ("status", "version", "latest_submission", "scored_submission", "draft", "draft_saved_at")
+    readonly_fields = (
+        "status",
+        "version",
+        "latest_submission",
+        "scored_submission",
+        "language",
+        "drafts",
+        "draft_saved_at",
+    )
 
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "attempt_id", "status", "created_at")
-    list_filter = ("status",)
+    list_display = ("id", "attempt_id", "language", "status", "created_at")
+    list_filter = ("status", "language")
     raw_id_fields = ("attempt",)
-    readonly_fields = ("attempt", "answer", "status", "idempotency_key")
+    readonly_fields = ("attempt", "answer", "language", "status", "idempotency_key")
 
 
 @admin.register(Run)

@@ -6,6 +6,14 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from attempts.models import AttemptStatus, PracticeRequestStatus, RunStatus, SubmissionStatus
+from evaluation.languages import LANGUAGES
+
+# One enum in the schema, LanguageEnum (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+LANGUAGE_IDS = list(LANGUAGES)
+
+
+def _language(help_text: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=LANGUAGE_IDS, help_text=help_text)
 
 
 class RegisteredSerializer(serializers.Serializer):
@@ -37,6 +45,7 @@ class AttemptSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=AttemptStatus.choices)
     version = serializers.IntegerField()
     latest_submission_id = serializers.IntegerField(allow_null=True)
+    language = _language("The last language of a submit, a run or a draft save; a submit or run without one uses it.")
     result = ResultSerializer(allow_null=True, help_text="Set when completed; always the latest submission's.")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -46,6 +55,7 @@ class AttemptSerializer(serializers.Serializer):
 class SubmissionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     attempt_id = serializers.IntegerField()
+    language = _language("The language the answer is written in.")
     status = serializers.ChoiceField(choices=SubmissionStatus.choices)
     created_at = serializers.DateTimeField()
     result = ResultSerializer(allow_null=True)
@@ -54,6 +64,7 @@ class SubmissionSerializer(serializers.Serializer):
 class SubmissionAcceptedSerializer(serializers.Serializer):
     attempt_id = serializers.IntegerField()
     submission_id = serializers.IntegerField()
+    language = _language("The language the answer is written in.")
     status = serializers.ChoiceField(choices=SubmissionStatus.choices)
     version = serializers.IntegerField(help_text="The attempt's version once the submission is queued.")
 
@@ -80,11 +91,11 @@ class CacheDiffSerializer(serializers.Serializer):
 class RunAcceptedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
+    language = _language("The language the answer is written in.")
 
 
 class RunSerializer(RunAcceptedSerializer):
     attempt_id = serializers.IntegerField()
-    language = serializers.CharField()
     cases = serializers.ListField(child=serializers.DictField(), help_text="[] until the run is completed.")
     load_error = serializers.DictField(allow_null=True)
     stopped = serializers.DictField(allow_null=True)
@@ -93,9 +104,21 @@ class RunSerializer(RunAcceptedSerializer):
 
 
 class DraftSerializer(serializers.Serializer):
-    answer = serializers.CharField(allow_blank=True)
-    saved_at = serializers.DateTimeField(allow_null=True)
+    language = _language("The attempt's language: `answer` is its draft.")
+    answer = serializers.CharField(allow_blank=True, help_text="The draft of `language`; empty when there is none.")
+    answers = serializers.DictField(
+        child=serializers.CharField(), help_text="Every language's draft, by language id; only the ones saved."
+    )
+    saved_at = serializers.DateTimeField(allow_null=True, help_text="The last save; null when no draft is kept.")
 
 
 class DraftSavedSerializer(serializers.Serializer):
+    language = _language("The draft's language, now the attempt's.")
     saved_at = serializers.DateTimeField(allow_null=True)
+
+
+class LanguageSerializer(serializers.Serializer):
+    id = _language("The id that submissions, runs and drafts name.")
+    name = serializers.CharField()
+    version = serializers.CharField(allow_null=True, help_text="The toolchain's version here; null when unavailable.")
+    available = serializers.BooleanField(help_text="Whether answers in it can be submitted and run here.")

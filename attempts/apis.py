@@ -29,8 +29,8 @@ from attempts.selectors.attempts import (
     submission_list_for_attempt,
     submission_payloads,
 )
-from attempts.selectors.payloads import attempt_payload, practice_request_payload, submission_accepted_payload
-from attempts.selectors.questions import question_get, question_list
+from attempts.selectors.payloads import attempt_api_payload, practice_request_payload, submission_accepted_payload
+from attempts.selectors.questions import question_get, question_list, question_starter_codes
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
 from attempts.services.accounts import token_obtain, user_register
 from attempts.services.attempts import attempt_create, attempt_draft_save, submission_create
@@ -42,9 +42,10 @@ from attempts.services.idempotency import (
     request_fingerprint,
 )
 from attempts.services.practice import practice_request_create
-from attempts.services.runs import RUN_LANGUAGES, RUN_MAX_INPUTS, run_create
+from attempts.services.runs import RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
+from evaluation.languages import LANGUAGES, languages_status
 from interviewprep.api import Pagination
 from interviewprep.converters import ID_MAX
 from interviewprep.errors import InvalidInput, NotFound
@@ -125,9 +126,10 @@ class WaitField(serializers.FloatField):
     """`?wait=` seconds; the bounds are checked by the attempt's query serializer."""
 
 
-@extend_schema_field({"type": "string", "enum": list(RUN_LANGUAGES)})
-class RunLanguageField(StrictCharField):
-    """Checked by the service (run_language_validate); the schema names what it accepts."""
+@extend_schema_field({"type": "string", "enum": list(LANGUAGES)})
+class LanguageField(StrictCharField):
+    """Checked by the service (answer_language_validate: known, installed here, and the
+    default for a prose question); the schema names the ids it knows."""
 
 
 @extend_schema_field(
@@ -227,10 +229,23 @@ class QuestionListApi(APIView):
         return paginator.get_paginated_response(QuestionOutputSerializer(page, many=True).data)
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {language_id: {"type": "string"} for language_id in LANGUAGES},
+        "additionalProperties": False,
+        "description": "Each language's starter code, by language id; empty for a prose question.",
+    }
+)
+class StarterCodeField(serializers.Field):
+    def to_representation(self, question):
+        return question_starter_codes(question=question)
+
+
 class QuestionDetailApi(APIView):
     class OutputSerializer(QuestionOutputSerializer):
         prompt = serializers.CharField()
-        starter_code = serializers.CharField()
+        starter_code = StarterCodeField(source="*", read_only=True)
         examples = serializers.JSONField()
 
     @extend_schema(responses={200: OutputSerializer})
@@ -262,12 +277,12 @@ class AttemptListCreateApi(APIView):
         key = request.headers.get("Idempotency-Key")
         if key is None:
             attempt = attempt_create(user=request.user, **serializer.validated_data)
-            return Response(attempt_payload(attempt, None), status=status.HTTP_201_CREATED)
+            return Response(attempt_api_payload(attempt, None), status=status.HTTP_201_CREATED)
 
         # Optional here, honoured when sent: a retried create opens one attempt.
         def work() -> tuple[int, bytes]:
             attempt = attempt_create(user=request.user, **serializer.validated_data)
-            return 201, render_body(attempt_payload(attempt, None))
+            return 201, render_body(attempt_api_payload(attempt, None))
 
         return _idempotent_response(request, idempotency_key_validate(key), data, work)
 
@@ -342,6 +357,7 @@ class SubmissionListCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         answer = AnswerField()
+        language = LanguageField(required=False, help_text="Default: the attempt's last language.")
 
     def get_throttles(self):
         return [SubmitThrottle()] if self.request.method == "POST" else []
@@ -367,7 +383,7 @@ class SubmissionListCreateApi(APIView):
 
         def work() -> tuple[int, bytes]:
             submission = submission_create(
-                user=request.user, attempt_id=attempt_id, answer=serializer.validated_data["answer"], correlation_id=key
+                user=request.user, attempt_id=attempt_id, **serializer.validated_data, correlation_id=key
             )
             return 202, render_body(submission_accepted_payload(submission))
 
@@ -429,7 +445,7 @@ class RunCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         answer = AnswerField()
         # The service names what is accepted; here only the types.
-        language = RunLanguageField(required=False)
+        language = LanguageField(required=False, help_text="Default: the attempt's last language.")
         inputs = RunInputsField(required=False, allow_null=True)
 
     @extend_schema(
@@ -494,6 +510,7 @@ class RunDetailApi(APIView):
 class AttemptDraftApi(APIView):
     class InputSerializer(serializers.Serializer):
         answer = StrictCharField(trim_whitespace=False, allow_blank=True)
+        language = LanguageField(required=False, help_text="Default: the attempt's last language.")
 
     @extend_schema(responses={200: shapes.DraftSerializer})
     def get(self, request, attempt_id: int):
@@ -508,3 +525,11 @@ class AttemptDraftApi(APIView):
         serializer.is_valid(raise_exception=True)
         attempt = attempt_draft_save(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
         return Response(attempt_draft_saved_payload(attempt))
+
+
+class LanguageListApi(APIView):
+    """The languages answers may be written in, and whether each one's toolchain is installed here."""
+
+    @extend_schema(responses={200: shapes.LanguageSerializer(many=True)})
+    def get(self, request):
+        return Response(languages_status())

@@ -107,6 +107,8 @@ class SubmissionForm(forms.Form):
         strip=False,
         widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "autocapitalize": "off"}),
     )
+    # Which language the answer is in is the service's to judge too (400 naming "language").
+    language = forms.CharField(required=False, max_length=40)
     idempotency_key = IdempotencyKeyField()
 
     def clean_answer(self) -> str:

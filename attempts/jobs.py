@@ -82,6 +82,7 @@ class SubmissionEvaluation:
                 prompt=question.prompt,
                 spec=question.evaluation_spec,
                 answer=submission.answer,
+                language=submission.language,
                 submission_id=submission.pk,
                 try_number=try_number,
             ),
@@ -163,6 +164,7 @@ class PracticeQuestionChoice:
 class _Run:
     spec: dict[str, Any]
     answer: str
+    language: str
     inputs: list[list] | None
 
 
@@ -194,11 +196,15 @@ class RunExecution:
 
     def start(self, run: Run, *, actor: str, try_number: int) -> _Run:
         run_start_processing(run=run, actor=actor)
-        return _Run(spec=run.attempt.question.evaluation_spec, answer=run.answer, inputs=run.inputs)
+        return _Run(
+            spec=run.attempt.question.evaluation_spec, answer=run.answer, language=run.language, inputs=run.inputs
+        )
 
     def run(self, work: _Run) -> _RunOutput:
         try:
-            return _RunOutput(result=code_run(spec=work.spec, answer=work.answer, inputs=work.inputs))
+            return _RunOutput(
+                result=code_run(spec=work.spec, answer=work.answer, inputs=work.inputs, language=work.language)
+            )
         except InvalidInput as exc:
             return _RunOutput(refused=exc.detail)
 

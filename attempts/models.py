@@ -64,9 +64,13 @@ class Attempt(models.Model):
     scored_submission = models.ForeignKey(
         "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # The answer being typed, kept server-side. Not part of the attempt's state: saving it
-    # moves no version and touches no cached copy.
-    draft = models.TextField(blank=True, default="")
+    # The language of the last submit, run or draft save that named one: what a submit or a
+    # run without a language uses. Not part of the cached copy (a draft save or a run changes it
+    # without a new version), so readers take it from the row.
+    language = models.CharField(max_length=20, default="python")
+    # The answers being typed, kept server-side, one per language: {language id: text}. Not part
+    # of the attempt's state: saving one moves no version and touches no cached copy.
+    drafts = models.JSONField(default=dict, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -90,6 +94,7 @@ class SubmissionStatus(models.TextChoices):
 class Submission(models.Model):
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="submissions")
     answer = models.TextField()
+    language = models.CharField(max_length=20, default="python")
     status = models.CharField(max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.QUEUED)
     idempotency_key = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,6 +7,7 @@ run's cases always say the same thing the same way, and never show internals.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 # What a candidate reads for each state of an attempt or a submission.
@@ -39,7 +40,7 @@ STOP_WORDS = {
 }
 
 # Details of a coding result that the tests table already shows; anything else is listed.
-SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode")
+SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode", "language")
 
 
 def status_word(status: str) -> str:
@@ -119,6 +120,20 @@ def stopped_view(stopped: Any) -> str | None:
     return f"Test “{stopped['test']}” {what}{rest}."
 
 
+def language_words(language: Any, *, known: Mapping[str, Mapping[str, Any]] | None = None) -> str | None:
+    """'Java 17.0.15': the language and version that ran, from {"id", "name", "version"}. A bare
+    id (what a run records) is named from `known`, the languages of this server, by id."""
+    if isinstance(language, str):
+        language = (known or {}).get(language) or {"name": language}
+    if not isinstance(language, Mapping):
+        return None
+    name = language.get("name") or language.get("id")
+    if not name:
+        return None
+    version = language.get("version")
+    return f"{name} {version}" if version else str(name)
+
+
 def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
     """The latest result, shaped for the template: per-test rows (coding), per-criterion rows
     (rubrics) and any other detail as label/value pairs, so a new evaluator's details still show."""
@@ -154,6 +169,7 @@ def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
         "score": result.get("score"),
         "max_score": result.get("max_score"),
         "percent": percent(result.get("score"), result.get("max_score")),
+        "language": language_words(details.get("language")),
         "feedback": result.get("feedback") or "",
         "load_error": load_error_view(details.get("load_error")),
         "stopped": stopped_view(details.get("stopped")),
@@ -164,14 +180,16 @@ def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def run_view(payload: dict[str, Any]) -> dict[str, Any]:
-    """A run as its panel shows it: its cases in the same rows as a submission's tests."""
+def run_view(payload: dict[str, Any], *, known: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """A run as its panel shows it: its cases in the same rows as a submission's tests, and the
+    language that ran them (`known` names a bare id, see `language_words`)."""
     cases = [case_view({**row, "visible": True}) for row in payload.get("cases") or [] if isinstance(row, dict)]
     return {
         "id": payload.get("id"),
         "status": payload.get("status"),
         "done": payload.get("status") in ("completed", "failed"),
         "failed": payload.get("status") == "failed",
+        "language": language_words(payload.get("language"), known=known),
         "load_error": load_error_view(payload.get("load_error")),
         "stopped": stopped_view(payload.get("stopped")),
         "cases": cases,

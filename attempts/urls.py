@@ -5,6 +5,7 @@ from attempts import apis
 urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
     path("auth/token/", apis.TokenApi.as_view(), name="api-token"),
+    path("languages/", apis.LanguageListApi.as_view(), name="api-languages"),
     path("questions/", apis.QuestionListApi.as_view(), name="api-questions"),
     path("questions/<id:question_id>/", apis.QuestionDetailApi.as_view(), name="api-question"),
     path("practice-requests/", apis.PracticeRequestCreateApi.as_view(), name="api-practice-requests"),

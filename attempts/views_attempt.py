@@ -23,17 +23,19 @@ from attempts.forms import SubmissionForm, idempotency_key_new
 from attempts.models import AttemptStatus, Question, QuestionKind
 from attempts.presenting import examples_view, queue_words, result_view, run_view, status_word
 from attempts.selectors.attempts import (
+    attempt_draft_get_for_user,
     attempt_editor_text_for_user,
     attempt_get_for_user,
     submission_list_for_attempt,
     submission_payloads,
 )
-from attempts.selectors.questions import question_evaluator, question_get
+from attempts.selectors.questions import question_evaluator, question_get, question_starter_codes
 from attempts.selectors.runs import run_get_for_user, run_payload
 from attempts.services.admission import evaluation_degraded
 from attempts.services.attempts import submission_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.views_common import redirect_once
+from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, languages_status
 from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 from interviewprep.notify import read_until
 
@@ -41,7 +43,7 @@ SUBMISSIONS_PER_PAGE = 10
 # Without JavaScript a pending page reloads itself this often.
 REFRESH_SECONDS = 2
 PENDING = (AttemptStatus.QUEUED, AttemptStatus.PROCESSING)
-EDITOR_MODES = {"python": "python"}
+PROSE_MODE = "ace/mode/markdown"
 # The longest wait the page's script may ask of the fragment views.
 MAX_WAIT_SECONDS = 30
 
@@ -71,20 +73,26 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
             request,
             attempt_id,
             answer=answer,
+            language=str(form.data.get("language", "")),
             key=idempotency_key_new(),
             status=400,
             error="The form was incomplete, so nothing was submitted. Your answer is kept below: submit it again.",
         )
     answer = form.cleaned_data["answer"]
+    language = form.cleaned_data["language"] or None  # none sent: the attempt's (a prose question's)
     key = form.cleaned_data["idempotency_key"]
+    # What the key stands for; a form without a language keeps the fingerprint it always had.
+    kept = {"answer": answer, "language": language} if language else {"answer": answer}
 
     def work() -> tuple[int, bytes]:
-        submission = submission_create(user=request.user, attempt_id=attempt_id, answer=answer, correlation_id=key)
+        submission = submission_create(
+            user=request.user, attempt_id=attempt_id, answer=answer, language=language, correlation_id=key
+        )
         url = reverse("attempt", kwargs={"attempt_id": attempt_id})
         return 303, f"{url}?v={submission.attempt.version}".encode()
 
     try:
-        response = redirect_once(request, key, {"answer": answer}, work)
+        response = redirect_once(request, key, kept, work)
     except NotFound:
         raise Http404("No such attempt.") from None
     except Overloaded as exc:
@@ -92,7 +100,7 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
         response = _attempt_page(
             request,
             attempt_id,
-            answer=answer,
+            **kept,
             key=key,  # nothing was stored under it, so the same key may try again
             status=503,
             error=(
@@ -103,12 +111,12 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
         response["Retry-After"] = str(retry_after)
         return response
     except AnswerTooLarge as exc:
-        return _attempt_page(request, attempt_id, answer=answer, key=key, status=413, error=exc.detail)
+        return _attempt_page(request, attempt_id, **kept, key=key, status=413, error=exc.detail)
     except IdempotencyKeyReused:
         return _attempt_page(
             request,
             attempt_id,
-            answer=answer,
+            **kept,
             key=idempotency_key_new(),
             status=422,
             error=(
@@ -118,7 +126,7 @@ def _attempt_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
         )
     except InvalidInput as exc:
         message = "Write an answer before submitting." if exc.extra.get("field") == "answer" else exc.detail
-        return _attempt_page(request, attempt_id, answer=answer, key=key, status=400, error=message)
+        return _attempt_page(request, attempt_id, **kept, key=key, status=400, error=message)
     messages.success(request, "Your answer was submitted and is being evaluated.")
     return response
 
@@ -129,6 +137,32 @@ def _attempt_question(question_id: int) -> Question | None:
         return question_get(question_id=question_id)
     except NotFound:
         return None
+
+
+def _editor_languages(starters: dict[str, str]) -> list[dict]:
+    """The picker's choices: the languages this question can be answered in, with whether this
+    server can run them (an unavailable one is shown, disabled) and the editor's mode for each."""
+    return [{**row, "mode": LANGUAGES[row["id"]].ace_mode} for row in languages_status() if row["id"] in starters]
+
+
+def _editor_texts(
+    request: HttpRequest, attempt_id: int, starters: dict[str, str]
+) -> tuple[str, dict[str, str], datetime | None]:
+    """The language the editor opens in, the text each language opens with when it has one of its
+    own, and when the draft shown was saved. The opening language's text follows the rule of
+    `attempt_editor_text_for_user` (its draft when newer than the latest submission, else that
+    submission's answer, in the submission's language); every other language opens on its draft,
+    and a language without one on its starter."""
+    drafts = attempt_draft_get_for_user(user=request.user, attempt_id=attempt_id)
+    shown = attempt_editor_text_for_user(user=request.user, attempt_id=attempt_id)
+    texts = {language: text for language, text in drafts["answers"].items() if text and language in starters}
+    language = shown.language
+    if shown.text is not None:
+        texts[language] = shown.text
+    if starters and language not in starters:
+        # A language this question has no starter for (one stored before signatures): its own.
+        language = DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in starters else next(iter(starters))
+    return language, texts, shown.saved_at
 
 
 def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | None = None) -> dict:
@@ -174,26 +208,37 @@ def _attempt_page(
     *,
     min_version: int | None = None,
     answer: str | None = None,
+    language: str | None = None,
     key: str | None = None,
     status: int = 200,
     error: str | None = None,
 ) -> HttpResponse:
     context = live_context(request, attempt_id, min_version=min_version)
     question = _attempt_question(context["attempt"]["question_id"])
-    draft = attempt_editor_text_for_user(user=request.user, attempt_id=attempt_id)
-    if answer is None:
-        answer = draft.text if draft.text is not None else (question.starter_code if question else "")
     coding = question is not None and question.kind == QuestionKind.CODING
-    language = "python"
+    starters = question_starter_codes(question=question) if question else {}
+    saved_language, texts, draft_saved_at = _editor_texts(request, attempt_id, starters)
+    # A refused form post comes back in the language it was sent in, with its text.
+    if language not in starters:
+        language = saved_language
+    if answer is None:
+        answer = texts.get(language, starters.get(language, ""))
+    else:
+        texts[language] = answer
     context.update(
         {
             "question": question,
             "examples": examples_view(question.examples) if question else [],
-            "form": SubmissionForm(initial={"answer": answer, "idempotency_key": key or idempotency_key_new()}),
+            "form": SubmissionForm(
+                initial={"answer": answer, "language": language, "idempotency_key": key or idempotency_key_new()}
+            ),
             "coding": coding,
+            "languages": _editor_languages(starters),
             "language": language,
-            "editor_mode": EDITOR_MODES.get(language, "text") if coding else "markdown",
-            "draft_saved_at": draft.saved_at,
+            "editor_starters": starters,
+            "editor_texts": texts,
+            "editor_mode": LANGUAGES[language].ace_mode if coding else PROSE_MODE,
+            "draft_saved_at": draft_saved_at,
             "error": error,
             "refresh_seconds": REFRESH_SECONDS,
             "max_bytes": settings.ANSWER_MAX_BYTES,
@@ -239,9 +284,10 @@ async def attempt_live_fragment(request: HttpRequest, attempt_id: int) -> HttpRe
 @login_required
 def _run_read(request: HttpRequest, run_id: int) -> HttpResponse:
     try:
-        run = run_view(run_payload(run_get_for_user(user=request.user, run_id=run_id)))
+        payload = run_payload(run_get_for_user(user=request.user, run_id=run_id))
     except NotFound:
         raise Http404("No such run.") from None
+    run = run_view(payload, known={row["id"]: row for row in languages_status()})
     response = render(request, "attempts/_run.html", {"run": run})
     response.done = run["done"]
     return response

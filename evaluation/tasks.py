@@ -6,6 +6,7 @@ from celery import shared_task
 from celery.signals import worker_init
 
 from evaluation.jobs import job_run, jobs_sweep
+from evaluation.languages import language_versions
 from evaluation.sandbox import current_mode
 
 
@@ -23,5 +24,6 @@ def sweep_stale_jobs() -> int:
 @worker_init.connect
 def _probe_sandbox(**_kwargs) -> None:
     """Probe the code sandbox once in the worker's parent, so every prefork child inherits the
-    answer and the first submission does not pay for it."""
+    answer and the first submission does not pay for it; the same for the languages' versions."""
     current_mode()
+    language_versions()

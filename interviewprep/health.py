@@ -1,4 +1,5 @@
-"""GET /healthz: database, Redis and broker, each checked for real with a short timeout."""
+"""GET /healthz: database, Redis and broker, each checked for real with a short timeout; the
+sandbox's mode and each language's toolchain version are information, never a failure."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
+from evaluation.languages import language_versions
 from evaluation.sandbox import current_mode
 
 
@@ -53,6 +55,8 @@ def healthz(request):
     failed = [name for name, value in checks.items() if value != "ok"]
     body = {"status": "ok" if not failed else "error", "checks": checks, "timings_ms": timings}
     body["sandbox"] = current_mode()
+    # Asked once per process; a missing toolchain (null) only refuses answers in that language.
+    body["languages"] = dict(language_versions())
     if failed:
         body["failed"] = failed
     return JsonResponse(body, status=503 if failed else 200)

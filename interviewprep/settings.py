@@ -220,6 +220,7 @@ SPECTACULAR_SETTINGS = {
         "AttemptStatusEnum": "attempts.models.AttemptStatus",
         "SubmissionStatusEnum": "attempts.models.SubmissionStatus",
         "WorkStatusEnum": "attempts.models.RunStatus",
+        "LanguageEnum": "attempts.api_schema.LANGUAGE_IDS",
     },
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the project needs beside its Python and npm dependencies: the code runner's
-# sandbox (bubblewrap, python3-seccomp) always; with --node, Node.js and npm to install the
+# sandbox (bubblewrap, python3-seccomp) and the answer languages' toolchains (Node.js, a JDK,
+# g++, Go) always; with --node, Node.js and npm to install the
 # editor's files; with --browser, Chromium for the browser tests; with --bench, the HTTP load
 # generator wrk. Installs them when running as root on a Debian-like machine; elsewhere prints
 # what is missing and carries on (the runner then reports a weaker mode, or refuses to run code,
@@ -10,6 +11,12 @@ set -u
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 || need+=(python3-seccomp)
+# The answer languages beside Python (evaluation/languages/): a missing one is listed as
+# unavailable and refused, never queued.
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 for flag in "$@"; do
   case "$flag" in
     --node) command -v npm >/dev/null 2>&1 || need+=(nodejs npm) ;;

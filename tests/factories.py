@@ -43,8 +43,17 @@ class AttemptFactory(factory.django.DjangoModelFactory):
     question = factory.SubFactory(QuestionFactory)
 
 
-# Two visible examples and one hidden test: a run shows the first two and never the third.
+# Two visible examples and one hidden test: a run shows the first two and never the third. The
+# signature is what the bank's questions carry; `function` is the older form the code runner
+# still reads, kept so both runners of this spec's history accept it.
+ADD_SIGNATURE = {
+    "function": "add",
+    "params": [{"name": "a", "type": "int"}, {"name": "b", "type": "int"}],
+    "returns": "int",
+    "summary": "Return the sum of a and b.",
+}
 ADD_SPEC = {
+    "signature": ADD_SIGNATURE,
     "function": "add",
     "tests": [
         {"name": "small", "args": [1, 2], "expected": 3, "visible": True},

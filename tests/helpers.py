@@ -1,3 +1,5 @@
+import pytest
+
 from attempts.services.attempts import submission_create
 from evaluation.models import EvaluationJob
 
@@ -24,3 +26,28 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def _every_starter_written() -> bool:
+    from evaluation.languages import LANGUAGES, signature_parse
+    from tests.factories import ADD_SIGNATURE
+
+    signature = signature_parse(ADD_SIGNATURE)
+    try:
+        for language in LANGUAGES.values():
+            language.starter(signature)
+    except NotImplementedError:
+        return False
+    return True
+
+
+# For a test that needs every language's starter: expected to fail only while an adapter's
+# starter() is still unwritten on this branch, and held strictly to pass once all five are.
+EVERY_STARTER_WRITTEN = _every_starter_written()
+needs_every_starter = pytest.mark.xfail(
+    not EVERY_STARTER_WRITTEN, reason="adapter lands from lang-* branch", raises=NotImplementedError, strict=False
+)
+# The same, for a test that sees the unwritten starter as a live server's 500, not an exception.
+needs_every_starter_served = pytest.mark.xfail(
+    not EVERY_STARTER_WRITTEN, reason="adapter lands from lang-* branch", strict=False
+)

@@ -10,9 +10,10 @@ from django.db.models import QuerySet
 
 from attempts.cache import attempt_cached
 from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
-from attempts.selectors.payloads import attempt_payload, result_payload
+from attempts.selectors.payloads import attempt_api_payload, result_payload
 from attempts.services.attempts import EVALUATE
 from evaluation.jobs import job_queue_position
+from evaluation.languages import DEFAULT_LANGUAGE
 from interviewprep.errors import NotFound
 
 
@@ -22,7 +23,12 @@ def attempt_get_for_user(*, user, attempt_id: int, min_version: int | None = Non
     payload = attempt_cached(attempt_id=attempt_id, min_version=min_version)
     if payload is None or payload.get("user_id") != user.pk:
         raise NotFound(f"There is no attempt {attempt_id}.")
+    # Read after the cache, never stored in it: a draft save or a run changes it without a new version.
+    language = Attempt.objects.filter(pk=attempt_id).values_list("language", flat=True).first()
+    if language is None:
+        raise NotFound(f"There is no attempt {attempt_id}.")
     shown = {k: v for k, v in payload.items() if k != "user_id"}
+    shown["language"] = language
     if shown["status"] == AttemptStatus.QUEUED and shown["latest_submission_id"] is not None:
         # Read after the cache, never stored in it: it changes with every job that starts.
         shown["queue"] = submission_queue(submission_id=shown["latest_submission_id"])
@@ -43,13 +49,14 @@ def attempt_list_for_user(*, user) -> QuerySet[Attempt]:
 def attempt_payloads(attempts: list[Attempt]) -> list[dict[str, Any]]:
     latest_ids = [a.latest_submission_id for a in attempts if a.latest_submission_id]
     results = {r.submission_id: r for r in Result.objects.filter(submission_id__in=latest_ids)}
-    return [attempt_payload(a, results.get(a.latest_submission_id)) for a in attempts]
+    return [attempt_api_payload(a, results.get(a.latest_submission_id)) for a in attempts]
 
 
 def submission_payload(submission: Submission, result: Result | None) -> dict[str, Any]:
     return {
         "id": submission.pk,
         "attempt_id": submission.attempt_id,
+        "language": submission.language,
         "status": submission.status,
         "created_at": submission.created_at.isoformat(),
         "result": result_payload(result),
@@ -85,35 +92,57 @@ def _saved_at(attempt: Attempt) -> str | None:
 
 
 def attempt_draft_get_for_user(*, user, attempt_id: int) -> dict[str, Any]:
-    """The answer this user was typing for the attempt: "" and no time when there is none."""
-    attempt = Attempt.objects.filter(pk=attempt_id, user=user).only("draft", "draft_saved_at").first()
+    """What this user was typing for the attempt: the draft of its language ("" when none), every
+    language's draft, and when one was last saved (None when there is none)."""
+    attempt = Attempt.objects.filter(pk=attempt_id, user=user).only("language", "drafts", "draft_saved_at").first()
     if attempt is None:
         raise NotFound(f"There is no attempt {attempt_id}.")
-    return {"answer": attempt.draft, "saved_at": _saved_at(attempt)}
+    return {
+        "language": attempt.language,
+        "answer": attempt.drafts.get(attempt.language, ""),
+        "answers": dict(attempt.drafts),
+        "saved_at": _saved_at(attempt),
+    }
 
 
 def attempt_draft_saved_payload(attempt: Attempt) -> dict[str, Any]:
-    return {"saved_at": _saved_at(attempt)}
+    return {"language": attempt.language, "saved_at": _saved_at(attempt)}
 
 
 @dataclass(frozen=True)
 class EditorText:
     text: str | None  # None: nothing saved or submitted yet (the page shows the starter code)
     saved_at: datetime | None  # when the draft shown was saved, None when it is not a draft
+    language: str = DEFAULT_LANGUAGE  # the language of the text (or of the starter code to show)
 
 
 def attempt_editor_text_for_user(*, user, attempt_id: int) -> EditorText:
-    """The text the editor opens with: the saved draft when it is newer than the latest
-    submission (it follows the candidate to another device), else that submission's answer."""
+    """The text the editor opens with: the saved draft of the attempt's language when it is newer
+    than the latest submission (it follows the candidate to another device), else that
+    submission's answer, in its language."""
     attempt = (
         Attempt.objects.filter(pk=attempt_id, user=user)
         .select_related("latest_submission")
-        .only("draft", "draft_saved_at", "latest_submission__answer", "latest_submission__created_at")
+        .only(
+            "language",
+            "drafts",
+            "draft_saved_at",
+            "latest_submission__answer",
+            "latest_submission__language",
+            "latest_submission__created_at",
+        )
         .first()
     )
     if attempt is None:
         raise NotFound(f"There is no attempt {attempt_id}.")
     latest = attempt.latest_submission
-    if attempt.draft_saved_at is not None and (latest is None or attempt.draft_saved_at > latest.created_at):
-        return EditorText(text=attempt.draft, saved_at=attempt.draft_saved_at)
-    return EditorText(text=latest.answer if latest is not None else None, saved_at=None)
+    draft = attempt.drafts.get(attempt.language)
+    if (
+        draft is not None
+        and attempt.draft_saved_at is not None
+        and (latest is None or attempt.draft_saved_at > latest.created_at)
+    ):
+        return EditorText(text=draft, saved_at=attempt.draft_saved_at, language=attempt.language)
+    if latest is not None:
+        return EditorText(text=latest.answer, saved_at=None, language=latest.language)
+    return EditorText(text=None, saved_at=None, language=attempt.language)

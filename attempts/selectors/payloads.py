@@ -34,6 +34,13 @@ def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
     }
 
 
+def attempt_api_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
+    """The attempt as the API shows it: its state (the cached copy's shape) and its language,
+    which is read from the row, never cached (a draft save or a run changes it without a new
+    version)."""
+    return {**attempt_payload(attempt, result), "language": attempt.language}
+
+
 def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
     attempt = Attempt.objects.filter(pk=attempt_id).first()
     if attempt is None:
@@ -51,6 +58,7 @@ def submission_accepted_payload(submission: Submission) -> dict[str, Any]:
     return {
         "attempt_id": submission.attempt_id,
         "submission_id": submission.pk,
+        "language": submission.language,
         "status": submission.status,
         "version": submission.attempt.version,
     }

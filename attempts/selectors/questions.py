@@ -23,6 +23,7 @@ from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
 from attempts.models import Difficulty, Question, QuestionKind
+from evaluation.languages import DEFAULT_LANGUAGE, starter_codes
 from interviewprep.errors import NotFound
 
 # Nearest level first; between two equally near, the easier one, so a relaxed choice errs
@@ -166,3 +167,14 @@ def question_get(*, question_id: int) -> Question:
 def question_evaluator(*, question_id: int) -> str | None:
     """Which evaluator grades answers to the question (retired ones included)."""
     return Question.objects.filter(pk=question_id).values_list("evaluator", flat=True).first()
+
+
+def question_starter_codes(*, question: Question) -> dict[str, str]:
+    """What the editor starts with, per language: every language's starter, generated from a
+    coding question's signature; none for a prose question. A coding question stored before
+    signatures (its spec names only a `function`) has the Python starter it was loaded with."""
+    if question.kind != QuestionKind.CODING:
+        return {}
+    if "signature" not in question.evaluation_spec:
+        return {DEFAULT_LANGUAGE: question.starter_code} if question.starter_code else {}
+    return starter_codes(question.evaluation_spec)

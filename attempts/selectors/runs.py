@@ -19,7 +19,7 @@ def run_get_for_user(*, user, run_id: int) -> Run:
 
 def run_accepted_payload(run: Run) -> dict[str, Any]:
     """The answer to a run's creation, before it ran."""
-    return {"id": run.pk, "status": run.status}
+    return {"id": run.pk, "status": run.status, "language": run.language}
 
 
 def run_payload(run: Run) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from attempts.models import (
     SubmissionStatus,
 )
 from attempts.services.admission import admission_check
+from attempts.services.languages import answer_language_validate
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
@@ -54,26 +55,47 @@ def answer_validate(answer: Any) -> str:
     return answer
 
 
-def attempt_draft_save(*, user, attempt_id: int, answer: str) -> Attempt:
-    """Keep the answer being typed; an empty one clears the draft. Not a state change: the
-    version, status and cached copy stay as they are, and only the draft's columns are written,
-    so a save racing a submit or an evaluation overwrites nothing of theirs."""
+def attempt_draft_save(*, user, attempt_id: int, answer: str, language: str | None = None) -> Attempt:
+    """Keep the answer being typed in `language` (else the attempt's), which becomes the
+    attempt's language; an empty answer clears that language's draft. Not a state change: the
+    version, status and cached copy stay as they are, and only the draft's and the language's
+    columns are written, so a save racing a submit or an evaluation overwrites nothing of theirs.
+    The row is locked for the read-modify-write, so two saves in different languages keep both."""
     answer_size_check(answer)
-    attempt = Attempt.objects.filter(pk=attempt_id, user=user).defer("draft").first()
-    if attempt is None:
-        raise NotFound(f"There is no attempt {attempt_id}.")
-    attempt.draft = answer
-    attempt.draft_saved_at = timezone.now() if answer else None
-    attempt.save(update_fields=["draft", "draft_saved_at"])
+    with transaction.atomic():
+        attempt = (
+            Attempt.objects.select_for_update(of=("self",))
+            .filter(pk=attempt_id, user=user)
+            .select_related("question")
+            .only("language", "drafts", "draft_saved_at", "question__kind")
+            .first()
+        )
+        if attempt is None:
+            raise NotFound(f"There is no attempt {attempt_id}.")
+        language = answer_language_validate(
+            language=attempt.language if language is None else language,
+            question_kind=attempt.question.kind,
+            runnable=False,
+        )
+        drafts = {key: text for key, text in attempt.drafts.items() if key != language}
+        if answer:
+            drafts[language] = answer
+        attempt.drafts = drafts
+        attempt.language = language
+        attempt.draft_saved_at = timezone.now() if drafts else None
+        attempt.save(update_fields=["drafts", "language", "draft_saved_at"])
     return attempt
 
 
-def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str = "") -> Submission:
+def submission_create(
+    *, user, attempt_id: int, answer: str, language: str | None = None, correlation_id: str = ""
+) -> Submission:
     """A submit, in one transaction (the caller's, when it has one open).
 
     The attempt's row lock serialises submits on one attempt, so exactly one is the latest and
-    every older unfinished one is superseded. A refusal (not found, overload) writes nothing.
-    The returned submission's `attempt` is the attempt as this submit left it.
+    every older unfinished one is superseded. Without a language, the attempt's (read under that
+    lock); the submission's becomes the attempt's. A refusal (not found, bad language, overload)
+    writes nothing. The returned submission's `attempt` is the attempt as this submit left it.
     """
     answer_validate(answer)
     actor = f"user:{user.pk}"
@@ -86,8 +108,13 @@ def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str
         )
         if attempt is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
+        language = answer_language_validate(
+            language=attempt.language if language is None else language, question_kind=attempt.question.kind
+        )
         admission_check(kind=EVALUATE, evaluator=attempt.question.evaluator)
-        submission = Submission.objects.create(attempt=attempt, answer=answer, idempotency_key=correlation_id[:255])
+        submission = Submission.objects.create(
+            attempt=attempt, answer=answer, language=language, idempotency_key=correlation_id[:255]
+        )
         older = list(
             Submission.objects.filter(attempt=attempt, status__in=UNFINISHED)
             .exclude(pk=submission.pk)
@@ -111,7 +138,7 @@ def submission_create(*, user, attempt_id: int, answer: str, correlation_id: str
             AttemptStatus.QUEUED,
             actor=actor,
             reason=f"submission {submission.pk}",
-            changes={"latest_submission": submission},
+            changes={"latest_submission": submission, "language": language},
             record=changes,
         )
         StateChange.objects.bulk_create(changes)

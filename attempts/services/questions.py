@@ -7,7 +7,6 @@ equal the file's is not saved at all, so `updated_at` only moves when content re
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,8 @@ from django.utils.text import slugify
 from attempts.models import Difficulty, Question, QuestionKind
 from evaluation.evaluators.base import PermanentEvaluationError
 from evaluation.evaluators.rubric import validate_rubric_spec
+from evaluation.languages import Signature, SignatureError, signature_parse
+from evaluation.languages.types import args_problem, value_problem
 
 # Fields copied from a file into the model; everything the loader compares.
 QUESTION_FIELDS = (
@@ -86,10 +87,20 @@ Complain = Callable[[str | None, str], NoReturn]
 UpsertOutcome = Literal["created", "updated", "unchanged"]
 
 
+def _validate_signature(spec: Mapping[str, Any], err: Complain) -> Signature:
+    if "function" in spec:
+        err("evaluation_spec.function", "is replaced by evaluation_spec.signature, which types the function")
+    if "signature" not in spec:
+        err("evaluation_spec.signature", "is required: {function, params: [{name, type}], returns, summary}")
+    try:
+        return signature_parse(spec["signature"])
+    except SignatureError as exc:
+        err("evaluation_spec.signature", str(exc))
+
+
 def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err: Complain) -> None:
-    function = spec.get("function")
-    if not isinstance(function, str) or not function.isidentifier() or keyword.iskeyword(function):
-        err("evaluation_spec.function", "must be the name of a Python function")
+    signature = _validate_signature(spec, err)
+    function = signature.function
     tests = spec.get("tests")
     if not isinstance(tests, list) or not tests:
         err("evaluation_spec.tests", "must be a non-empty list of {name, args, expected}")
@@ -109,6 +120,13 @@ def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err:
             err(f"{where}.expected", "is missing")
         if not _is_json_value(test["args"]) or not _is_json_value(test["expected"]):
             err(where, "args and expected must be plain JSON values")
+        # Every language's harness reads the arguments by the declared types: they must fit.
+        problem = args_problem(signature, test["args"])
+        if problem:
+            err(f"{where}.args", f"do not fit the signature: {problem}")
+        problem = value_problem(signature.returns, test["expected"], "expected")
+        if problem:
+            err(f"{where}.expected", f"does not fit the signature's return type {signature.returns}: {problem}")
         if not isinstance(test.get("visible", False), bool):
             err(f"{where}.visible", "must be true or false")
     # The candidate sees the visible tests in full; the examples shown must be among them.
@@ -121,17 +139,18 @@ def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err:
         value = spec.get(limit)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
             err(f"evaluation_spec.{limit}", "must be a positive number")
-    unknown = set(spec) - {"function", "tests", "compare", "time_limit_s", "memory_limit_mb"}
+    unknown = set(spec) - {"signature", "tests", "compare", "time_limit_s", "memory_limit_mb"}
     if unknown:
         err("evaluation_spec", f"unknown keys {sorted(unknown)}")
-    for source_field in ("starter_code", "reference_answer"):
-        code = data.get(source_field) or ""
-        if f"def {function}(" not in code:
-            err(source_field, f"must define the function {function!r} the tests call")
-        try:
-            compile(code, f"<{source_field}>", "exec")
-        except SyntaxError as exc:
-            err(source_field, f"is not valid Python: {exc}")
+    if "starter_code" in data:
+        err("starter_code", "is generated from the signature for every language; remove it from the file")
+    code = data.get("reference_answer") or ""
+    if f"def {function}(" not in code:
+        err("reference_answer", f"must be Python source defining the function {function!r} the tests call")
+    try:
+        compile(code, "<reference_answer>", "exec")
+    except SyntaxError as exc:
+        err("reference_answer", f"is not valid Python: {exc}")
     wrong = data.get("wrong_answer")
     if wrong is not None and (not isinstance(wrong, str) or f"def {function}(" not in wrong):
         err("wrong_answer", f"must be Python source defining {function!r}")
@@ -184,8 +203,8 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
     if not isinstance(spec, Mapping) or not _is_json_value(dict(spec)):
         err("evaluation_spec", "must be a mapping of plain JSON values")
     if kind == QuestionKind.CODING:
-        if not data.get("starter_code") or not data.get("reference_answer"):
-            err("starter_code" if not data.get("starter_code") else "reference_answer", "is required")
+        if not data.get("reference_answer"):
+            err("reference_answer", "is required")
         _validate_coding_spec(spec, data, err)
     else:
         if "wrong_answer" in data:
@@ -204,7 +223,8 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
         "difficulty": data["difficulty"],
         "topics": list(topics),
         "prompt": data["prompt"],
-        "starter_code": data.get("starter_code", ""),
+        # A coding question's starters are generated from its signature, per language, when shown.
+        "starter_code": "" if kind == QuestionKind.CODING else data.get("starter_code", ""),
         "examples": [dict(example) for example in examples],
         "evaluation_spec": dict(spec),
         "reference_answer": data["reference_answer"],

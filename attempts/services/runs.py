@@ -15,6 +15,7 @@ from django.utils import timezone
 from attempts.models import Attempt, QuestionKind, Run, RunStatus
 from attempts.services.admission import admission_check
 from attempts.services.attempts import answer_validate
+from attempts.services.languages import answer_language_validate
 from attempts.services.transitions import transition
 from evaluation.evaluators.code import MAX_INPUTS, code_inputs_validate
 from evaluation.jobs import job_enqueue
@@ -22,14 +23,7 @@ from interviewprep.errors import InvalidInput, NotFound
 
 # The job kind that executes a run (its handler is in attempts/jobs.py).
 RUN = "run"
-RUN_LANGUAGES = ("python",)
 RUN_MAX_INPUTS = MAX_INPUTS  # the code runner's limit, named here for the API's schema
-
-
-def run_language_validate(language: Any) -> str:
-    if language not in RUN_LANGUAGES:
-        raise InvalidInput(f"Unknown language {language!r}; runs accept {', '.join(RUN_LANGUAGES)}.", field="language")
-    return language
 
 
 def run_inputs_validate(inputs: Any) -> list[list] | None:
@@ -44,23 +38,29 @@ def run_create(
     attempt_id: int,
     answer: str,
     inputs: list[list] | None = None,
-    language: str = "python",
+    language: str | None = None,
     correlation_id: str = "",
 ) -> Run:
     """A run and the job that executes it, in one transaction (the caller's, when it has one
-    open). A refusal (not found, not a coding question, bad input, overload) writes nothing."""
+    open). Without a language, the attempt's. A refusal (not found, not a coding question, bad
+    input or language, overload) writes nothing."""
     answer_validate(answer)
-    run_language_validate(language)
     inputs = run_inputs_validate(inputs)
     # The attempt is only read, never locked: runs must not queue behind its submits.
-    kind = Attempt.objects.filter(pk=attempt_id, user=user).values_list("question__kind", flat=True).first()
-    if kind is None:
+    found = Attempt.objects.filter(pk=attempt_id, user=user).values_list("question__kind", "language").first()
+    if found is None:
         raise NotFound(f"There is no attempt {attempt_id}.")
+    kind, attempt_language = found
     if kind != QuestionKind.CODING:
         raise InvalidInput("Run is only for coding questions.")
+    language = answer_language_validate(language=attempt_language if language is None else language, question_kind=kind)
     with transaction.atomic():
         admission_check(kind=RUN)
         run = Run.objects.create(user=user, attempt_id=attempt_id, answer=answer, language=language, inputs=inputs)
+        if language != attempt_language:
+            # Only the language column, and only when it changes: the attempt's row is locked just
+            # then, and its state, version and cached copy stay as they are.
+            Attempt.objects.filter(pk=attempt_id).exclude(language=language).update(language=language)
         job_enqueue(kind=RUN, subject_id=run.pk, correlation_id=correlation_id)
     return run
 

@@ -39,7 +39,10 @@ from evaluation.evaluators.base import (
     EvaluationRequest,
     PermanentEvaluationError,
 )
+from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_versions, signature_parse
+from evaluation.languages.types import args_problem
 from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
+from evaluation.sandbox.programs import run_program
 from evaluation.sandbox.runner import wall_limit_for
 from interviewprep.errors import InvalidInput
 
@@ -130,6 +133,7 @@ class _Spec:
     compare: str
     time_limit_s: float
     memory_limit_mb: int
+    signature: dict[str, Any] | None  # required by every language but Python
 
 
 @dataclass(frozen=True)
@@ -138,10 +142,18 @@ class _Ran:
     stopped: dict[str, Any] | None
     rows: list[dict[str, Any]]  # in the order the tests ran: shown ones first
     ended: str = "completed"
+    language: dict[str, Any] | None = None  # {"id", "name", "version"} of what ran
+    times: dict[str, float | None] | None = None  # {"compile_ms", "run_ms"}
 
 
 def _validated_spec(spec: dict[str, Any]) -> _Spec:
+    signature = spec.get("signature")
     function = spec.get("function")
+    if signature is not None:
+        try:
+            function = signature_parse(signature).function
+        except SignatureError as exc:
+            raise PermanentEvaluationError(f"evaluation_spec.signature: {exc}") from exc
     if not isinstance(function, str) or not function.isidentifier():
         raise PermanentEvaluationError("evaluation_spec.function must name a Python function")
     tests = spec.get("tests")
@@ -170,7 +182,7 @@ def _validated_spec(spec: dict[str, Any]) -> _Spec:
     if isinstance(memory, bool) or not isinstance(memory, int) or not 16 <= memory <= 2048:
         raise PermanentEvaluationError("evaluation_spec.memory_limit_mb must be an int in 16..2048")
     cases = [_Case(t["name"], t["args"], t.get("visible", False), t["expected"]) for t in tests]
-    return _Spec(function, cases, compare, float(time_limit), memory)
+    return _Spec(function, cases, compare, float(time_limit), memory, signature)
 
 
 def _shown(*values: Any) -> str:
@@ -207,21 +219,55 @@ def _load_error(error: LoadError) -> dict[str, Any]:
     return {"kind": error.kind, "message": error.message, "line": error.line, "column": error.column}
 
 
-def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec) -> _Ran:
+@dataclass(frozen=True)
+class _Executed:
+    run: HarnessRun | None  # None when the compiler refused the answer
+    compile_error: dict[str, Any] | None
+    language: dict[str, Any]  # {"id", "name", "version"}
+    times: dict[str, float | None]  # {"compile_ms", "run_ms"}: limited and reported apart
+
+
+def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, language: str) -> _Executed:
+    """One sandboxed run of `ordered` (shown cases first) in `language`."""
+    if language not in LANGUAGES:
+        raise PermanentEvaluationError(f"unknown language {language!r}")
+    about = {"id": language, "name": LANGUAGES[language].name, "version": language_versions().get(language)}
+    common: dict[str, Any] = {
+        "tests_args": [case.args for case in ordered[:shown]],
+        "hidden_args": [case.args for case in ordered[shown:]],
+        "cpu_limit_s": spec.time_limit_s,
+        "memory_limit_mb": spec.memory_limit_mb,
+    }
+    if language == DEFAULT_LANGUAGE:
+        run = run_harness(code=answer, function=spec.function, **common)
+        return _Executed(run, None, about, {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1)})
+    if spec.signature is None:
+        raise PermanentEvaluationError("this question declares no signature, so it runs in Python only")
+    signature = signature_parse(spec.signature)
+    program = run_program(language=LANGUAGES[language], signature=signature, answer=answer, **common)
+    compiled = program.compiled
+    times = {
+        "compile_ms": round(compiled.wall_s * 1000, 1) if compiled else None,
+        "run_ms": round(program.run.wall_s * 1000, 1) if program.run else None,
+    }
+    if program.run is None:
+        assert compiled is not None
+        error = {"kind": "compile", "message": compiled.message, "line": compiled.line, "column": compiled.column}
+        return _Executed(None, error, about, times)
+    return _Executed(program.run, None, about, times)
+
+
+def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec, language: str = DEFAULT_LANGUAGE) -> _Ran:
     """Run `cases` in one sandboxed process, shown ones first, and build every row."""
     ordered = [case for case in cases if case.visible] + [case for case in cases if not case.visible]
     shown = sum(1 for case in cases if case.visible)
-    run: HarnessRun = run_harness(
-        code=answer,
-        function=spec.function,
-        tests_args=[case.args for case in ordered[:shown]],
-        hidden_args=[case.args for case in ordered[shown:]],
-        cpu_limit_s=spec.time_limit_s,
-        memory_limit_mb=spec.memory_limit_mb,
-    )
+    executed = _execute(ordered, shown, answer=answer, spec=spec, language=language)
+    about, times, run = executed.language, executed.times, executed.run
+    if run is None:
+        return _Ran(executed.compile_error, None, [], "completed", about, times)
     logger.debug("code run: mode %s, ended %s, %.3f s CPU", run.mode, run.ended, run.cpu_s)
     if run.load_error is not None:
-        return _Ran(_load_error(run.load_error), None, [], run.ended)
+        return _Ran(_load_error(run.load_error), None, [], run.ended, about, times)
     rows: list[dict[str, Any]] = []
     stopped: dict[str, Any] | None = None
     if not run.loaded and run.tests:  # stopped before any test began, in the answer's top level
@@ -240,7 +286,7 @@ def _run_cases(cases: list[_Case], *, answer: str, spec: _Spec) -> _Ran:
         rows.append(
             _row(case, None, spec.compare, unreported="error" if reason == "crashed" else reason, time_ms=spent)
         )
-    return _Ran(None, stopped, rows, run.ended)
+    return _Ran(None, stopped, rows, run.ended, about, times)
 
 
 def _place(error: dict[str, Any]) -> str:
@@ -306,7 +352,7 @@ class CodeRunnerEvaluator:
             too_long = f"the answer is longer than {MAX_ANSWER_CHARS} characters"
             ran = _Ran({"kind": "compile", "message": too_long, "line": None, "column": None}, None, [])
         else:
-            ran = _run_cases(spec.cases, answer=answer, spec=spec)
+            ran = _run_cases(spec.cases, answer=answer, spec=spec, language=request.language)
         passed = sum(1 for row in ran.rows if row["outcome"] == "passed")
         total = len(spec.cases)
         return EvaluationOutcome(
@@ -319,6 +365,8 @@ class CodeRunnerEvaluator:
                 "load_error": ran.load_error,
                 "stopped": ran.stopped,
                 "tests": ran.rows,
+                "language": ran.language,
+                "time": ran.times,
             },
         )
 
@@ -368,7 +416,9 @@ def code_inputs_validate(inputs: Any) -> list[list[Any]]:
     return inputs
 
 
-def code_run(*, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None) -> dict[str, Any]:
+def code_run(
+    *, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None, language: str = DEFAULT_LANGUAGE
+) -> dict[str, Any]:
     """Run `answer` on the question's shown tests (`inputs` None) or on each of `inputs` (lists
     of positional arguments, nothing to compare with), under the same sandbox and limits as a
     submission. Hidden tests never run here and nothing is scored.
@@ -390,10 +440,17 @@ def code_run(*, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | Non
             _Case(f"Case {number}", args, visible=True, judged=False)
             for number, args in enumerate(code_inputs_validate(inputs), start=1)
         ]
-    ran = _run_cases(cases, answer=answer, spec=parsed)
+        if language != DEFAULT_LANGUAGE and parsed.signature is not None:
+            signature = signature_parse(parsed.signature)
+            for number, case in enumerate(cases, start=1):
+                if problem := args_problem(signature, case.args):
+                    raise InvalidInput(f"Case {number} does not fit the function: {problem}.", field="inputs")
+    ran = _run_cases(cases, answer=answer, spec=parsed, language=language)
     keys = ("name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error")
     return {
         "load_error": ran.load_error,
         "stopped": ran.stopped,
         "cases": [{key: row[key] for key in keys} for row in ran.rows],
+        "language": ran.language,
+        "time": ran.times,
     }

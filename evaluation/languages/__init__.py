@@ -9,6 +9,7 @@ refused before anything is queued.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from evaluation.languages.base import Language
@@ -18,25 +19,27 @@ from evaluation.languages.java import Java
 from evaluation.languages.javascript import JavaScript
 from evaluation.languages.python import Python
 from evaluation.languages.types import Signature, SignatureError, encode_tests, signature_parse
-from interviewprep.per_process import PerProcess
 
 DEFAULT_LANGUAGE = "python"
 LANGUAGES: dict[str, Language] = {language.id: language for language in (Python(), JavaScript(), Java(), Cpp(), Go())}
 
-_versions: PerProcess[dict[str, str | None]] = PerProcess(
-    lambda: {language_id: language.version() for language_id, language in LANGUAGES.items()}
-)
 
-
+@cache
 def language_versions() -> dict[str, str | None]:
-    """Each language's toolchain version here, None when it is unavailable (asked once per process)."""
-    return _versions.get()
+    """Each language's toolchain version here, None when it is unavailable. Asked once per
+    process tree: a worker asks in its parent at start and its children inherit the answer."""
+    return {language_id: language.version() for language_id, language in LANGUAGES.items()}
 
 
 def languages_status() -> list[dict[str, Any]]:
     versions = language_versions()
     return [
-        {"id": language_id, "name": language.name, "version": versions[language_id], "available": versions[language_id] is not None}
+        {
+            "id": language_id,
+            "name": language.name,
+            "version": versions[language_id],
+            "available": versions[language_id] is not None,
+        }
         for language_id, language in LANGUAGES.items()
     ]
 

@@ -12,4 +12,4 @@ class Cpp(Language):
     name: ClassVar[str] = "C++"
     ace_mode: ClassVar[str] = "ace/mode/c_cpp"
     answer_file: ClassVar[str] = "answer.cpp"
-    version_argv: ClassVar[tuple[str, ...]] = ('/usr/bin/g++', '--version')
+    version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/g++", "--version")

@@ -12,4 +12,4 @@ class JavaScript(Language):
     name: ClassVar[str] = "JavaScript"
     ace_mode: ClassVar[str] = "ace/mode/javascript"
     answer_file: ClassVar[str] = "answer.js"
-    version_argv: ClassVar[tuple[str, ...]] = ('/usr/bin/node', '--version')
+    version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/node", "--version")

@@ -175,7 +175,11 @@ def args_problem(signature: Signature, args: Sequence[Any]) -> str | None:
     if len(args) != len(signature.params):
         return f"{len(signature.params)} arguments are expected, not {len(args)}"
     return next(
-        (p for param, value in zip(signature.params, args, strict=True) if (p := value_problem(param.type, value, param.name))),
+        (
+            p
+            for param, value in zip(signature.params, args, strict=True)
+            if (p := value_problem(param.type, value, param.name))
+        ),
         None,
     )
 

@@ -14,12 +14,17 @@ follow (`more`), the limits and the seccomp filter `_prepare.py` built. With `mo
 message holds the hidden tests' arguments; the parent sends it only once every shown test
 has reported. Expected values never come here; the parent compares.
 
+With `exec` in the first message, the harness only sets the layers up and then execs that
+program (a compiler, or a compiled answer with its generated harness, see
+`evaluation/languages/base.py`), which reads the rest of stdin itself.
+
 The answer's top level runs once to check it loads, then again in a fresh module before
 each later test, so no state carries from one test to the next.
 
 The result channel carries one JSON object per line, written with a small encoder below:
   {"e":"ready"}                        every requested layer is in force
   {"e":"setup_error","msg":...}        a layer could not be applied (exit 3)
+  {"e":"exec_error","msg":...}         after "ready": the program to exec did not start (exit 3)
   {"e":"probe","seccomp":b,"landlock":n}   answer to a probe request (exit 0)
   {"e":"load_error","kind":"compile"|"exception"|"missing"|"output","msg":...,"line":n,"col":n}
   {"e":"loaded"}
@@ -52,15 +57,17 @@ SECCOMP_MODE_FILTER = 2
 SYS_PRCTL = {"x86_64": 157, "aarch64": 167}
 SYS_PRLIMIT64 = {"x86_64": 302, "aarch64": 261}
 # Generic Linux numbers, the same on both machines above; the resource module costs 0.2 ms.
-RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_CORE, RLIMIT_NPROC, RLIMIT_NOFILE = 0, 1, 4, 6, 7
+RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_CORE, RLIMIT_NPROC, RLIMIT_NOFILE = 0, 1, 2, 4, 6, 7
 RLIMIT_MEMLOCK, RLIMIT_AS, RLIMIT_MSGQUEUE = 8, 9, 12
 SYS_LANDLOCK_CREATE_RULESET = 444
 SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
+LL_EXECUTE = 1 << 0
 LL_READ_FILE = 1 << 2
 LL_READ_DIR = 1 << 3
+LL_FILE_RIGHTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14) | (1 << 15)  # what a rule on a file may grant
 
 RESULT_FD = int(sys.argv[1])
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
@@ -224,8 +231,10 @@ def _landlock_abi(syscall):
         return 0
 
 
-def _apply_landlock(syscall, abi):
-    """Read-only access to the standard library and its native libraries; nothing else.
+def _apply_landlock(syscall, abi, rules):
+    """Python answers: read-only access to the standard library and its native libraries;
+    a program this harness execs: the host's `rules`, [path, "r" | "x" | "rw"] (read; read and
+    execute; everything). Nothing else.
 
     Every filesystem right the kernel knows is handled, so anything not granted below
     (writing, creating, reading any other file, /proc, /dev) is refused. From ABI 4 TCP
@@ -243,16 +252,21 @@ def _apply_landlock(syscall, abi):
     scoped = 0b11 if abi >= 6 else 0
     attr = _u64(fs) + _u64(net) + _u64(scoped)
     ruleset = syscall(SYS_LANDLOCK_CREATE_RULESET, attr, len(attr), 0)
-    readable = [p for p in sys.path if p.startswith("/usr/lib/")]
-    multiarch = getattr(sys.implementation, "_multiarch", "")
-    if multiarch:
-        readable.append("/usr/lib/" + multiarch)
-    for path in readable:
+    if rules is None:
+        rules = [[p, "r"] for p in sys.path if p.startswith("/usr/lib/")]
+        multiarch = getattr(sys.implementation, "_multiarch", "")
+        if multiarch:
+            rules.append(["/usr/lib/" + multiarch, "r"])
+    grants = {"r": LL_READ_FILE | LL_READ_DIR, "x": LL_READ_FILE | LL_READ_DIR | LL_EXECUTE, "rw": fs}
+    for path, grant in rules:
         try:
-            fd = posix.open(path, posix.O_PATH | posix.O_CLOEXEC | posix.O_DIRECTORY)
+            fd = posix.open(path, posix.O_PATH | posix.O_CLOEXEC)
         except OSError:
             continue
-        rule = _u64(LL_READ_FILE | LL_READ_DIR) + fd.to_bytes(4, sys.byteorder, signed=True)
+        access = grants[grant]
+        if posix.fstat(fd).st_mode & 0o170000 != 0o040000:
+            access &= LL_FILE_RIGHTS
+        rule = _u64(access) + fd.to_bytes(4, sys.byteorder, signed=True)
         syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, rule, 0)
         posix.close(fd)
     syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0)
@@ -279,13 +293,17 @@ def _apply_seccomp(syscall, machine, program):
     syscall(SYS_PRCTL[machine], PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0)
 
 
-def _set_limits(syscall, machine, hard_cpu, memory_bytes):
+def _set_limits(syscall, machine, request):
     # RLIMIT_CPU is the backstop for when the timer's handler cannot run (long C calls).
+    # A program this harness execs brings its own figures; runtimes that reserve much more
+    # address space than they use (JVM, V8, Go) are held by RLIMIT_DATA instead of RLIMIT_AS.
+    program = request.get("exec")
+    memory = request["memory_bytes"] + (0 if program else INTERPRETER_ALLOWANCE)
     limits = (
-        (RLIMIT_CPU, hard_cpu),
-        (RLIMIT_AS, memory_bytes + INTERPRETER_ALLOWANCE),
-        (RLIMIT_NPROC, 8),
-        (RLIMIT_FSIZE, 1 << 20),
+        (RLIMIT_CPU, request["cpu_hard_limit"]),
+        (RLIMIT_DATA if program and program["memory"] == "data" else RLIMIT_AS, memory),
+        (RLIMIT_NPROC, program["processes"] if program else 8),
+        (RLIMIT_FSIZE, program["file_bytes"] if program else 1 << 20),
         (RLIMIT_NOFILE, 64),
         (RLIMIT_CORE, 0),
         (RLIMIT_MEMLOCK, 0),
@@ -359,7 +377,7 @@ def _setup(request):
         _emit([("e", '"probe"'), ("seccomp", _enc(program is not None)), ("landlock", _enc(abi))])
         request["seccomp"] = program is not None
         request["landlock"] = abi > 0
-    _set_limits(syscall, machine, request["cpu_hard_limit"], request["memory_bytes"])
+    _set_limits(syscall, machine, request)
     if request["landlock"] or request["seccomp"]:
         if machine not in SYS_PRCTL:
             raise OSError("cannot set no_new_privs on " + machine)
@@ -367,7 +385,7 @@ def _setup(request):
     if request["landlock"]:
         if abi < 1:
             raise OSError("Landlock is not available")
-        _apply_landlock(syscall, abi)
+        _apply_landlock(syscall, abi, request["exec"]["rules"] if request.get("exec") else None)
     if not request["probe"]:
         # Armed before seccomp, which then refuses to let the answer change them. The few
         # milliseconds until the answer starts count against its limit.
@@ -498,11 +516,28 @@ def _run(request):
     _emit([("e", '"done"')])
 
 
+def _exec(program):
+    """Become the compiler or the compiled answer, inside every layer set up above. A program
+    run for tests writes its events to stdout (fd 1), so the result channel becomes fd 1; a
+    compiler's output stays on stdout and stderr, and the channel is closed for it."""
+    _emit([("e", '"ready"')])
+    try:
+        if program["results_on_stdout"]:
+            posix.dup2(RESULT_FD, 1)
+        else:
+            posix.set_inheritable(RESULT_FD, False)
+        posix.chdir(program["cwd"])
+        posix.execve(program["argv"][0], program["argv"], program["env"])
+    except BaseException as exc:  # noqa: BLE001 - say why, then fail closed
+        _emit([("e", '"exec_error"'), ("msg", _text(type(exc).__name__ + ": " + str(exc)))])
+    posix._exit(EXIT_SETUP)
+
+
 def _main():
     try:
         request = _read_message()
-        if not request.get("more"):
-            posix.close(0)
+        if not request.get("more") and not request.get("exec"):
+            posix.close(0)  # a program it execs reads its tests from the rest of stdin
         _setup(request)
     except BaseException as exc:  # noqa: BLE001 - fail closed and say why
         try:
@@ -512,6 +547,8 @@ def _main():
     if request["probe"]:
         _emit([("e", '"ready"')])
         posix._exit(0)
+    if request.get("exec"):
+        _exec(request["exec"])
     try:
         _run(request)
     except BaseException as exc:  # noqa: BLE001 - e.g. OutputLimitExceeded raised while emitting

@@ -7,8 +7,12 @@ by the project and runs only the project's own code, before any candidate code e
 stdin: the harness's source. stdout: one marshal blob, a tuple of plain values (any Python
 can read it) holding
   the harness's code object as marshal bytes (made by this interpreter: the box's bytecode),
-  the seccomp filter as a raw BPF program (libseccomp's `export_bpf`) or None,
-  why there is no filter, or "".
+  the seccomp filters by profile, each a raw BPF program (libseccomp's `export_bpf`), or None,
+  why there are no filters, or "".
+Profiles: "python" (the answer runs inside the harness: no new process, no exec), "program"
+(the harness execs one compiled answer or runtime, which Landlock then confines to that one
+file: no new process), "compile" (a compiler driver starts its passes: processes and exec
+allowed, bounded by RLIMIT_NPROC and Landlock; still no sockets).
 The harness loads the program with prctl(PR_SET_SECCOMP); the probe then proves it loads.
 Only a missing python3-seccomp means "no filter"; any other failure exits non-zero, and the
 parent then runs nothing.
@@ -41,22 +45,35 @@ def _import_seccomp():
     return seccomp
 
 
-def _filter(seccomp):
+EXEC = ("execve", "execveat")
+NEW_PROCESS = ("fork", "vfork")
+PROFILES = {
+    "python": DENIED,
+    "program": tuple(name for name in DENIED if name not in EXEC),
+    "compile": tuple(name for name in DENIED if name not in EXEC + NEW_PROCESS),
+}
+
+
+def _filter(seccomp, profile):
     """Allow by default, refuse what a test answer never needs and an attack always does."""
     eperm = seccomp.ERRNO(1)
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    for name in DENIED:
+    for name in PROFILES[profile]:
         try:
             rules.add_rule(eperm, name)
         except (RuntimeError, ValueError):
             pass  # not a system call on this architecture
-    rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
-    # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
-    rules.add_rule(seccomp.ERRNO(38), "clone3")
-    # The CPU-limit timer and its handler stay as the harness set them.
-    for signum in (_signal.SIGPROF, _signal.SIGXCPU):
-        rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
-    rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
+    if profile != "compile":
+        rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+        # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
+        rules.add_rule(seccomp.ERRNO(38), "clone3")
+    if profile == "python":
+        # The CPU-limit timer and its handler stay as the harness set them. A program the
+        # harness execs gets default actions at exec, and some runtimes (Go) must install
+        # their own handlers or die: RLIMIT_CPU's hard limit bounds them instead.
+        for signum in (_signal.SIGPROF, _signal.SIGXCPU):
+            rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
+        rules.add_rule(eperm, "setitimer", seccomp.Arg(0, seccomp.EQ, _signal.ITIMER_PROF))
     return rules
 
 
@@ -81,14 +98,15 @@ def _export(rules):
 def _main():
     source = sys.stdin.buffer.read().decode("utf-8")
     harness = compile(source, "<harness>", "exec", dont_inherit=True)
-    program, why = None, ""
+    programs, why = None, ""
     try:
-        program = _export(_filter(_import_seccomp()))
+        seccomp = _import_seccomp()
+        programs = {profile: _export(_filter(seccomp, profile)) for profile in PROFILES}
     except ImportError as exc:
         why = "python3-seccomp is not installed: " + str(exc)
-    if program is not None and (not program or len(program) % 8):
-        program, why = None, "libseccomp exported no BPF program"
-    sys.stdout.buffer.write(marshal.dumps((marshal.dumps(harness), program, why)))
+    if programs is not None and any(not p or len(p) % 8 for p in programs.values()):
+        programs, why = None, "libseccomp exported no BPF program"
+    sys.stdout.buffer.write(marshal.dumps((marshal.dumps(harness), programs, why)))
     sys.stdout.buffer.flush()
 
 

@@ -23,6 +23,7 @@ import json
 import marshal
 import math
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -45,6 +46,7 @@ STREAM_CAP = 1 << 20  # raw stdout/stderr: the harness captures print(); this is
 STREAM_KEEP = 4096
 RESULT_CAP = 16 << 20
 DRAIN_GRACE_S = 0.2
+KILL_GRACE_S = 2.0
 TMP_BYTES = 8 << 20
 MARSHAL_VERSION = 4
 PREPARE_TIMEOUT_S = 30.0
@@ -115,7 +117,7 @@ def harness_source() -> str:
 @dataclass(frozen=True)
 class Prepared:
     harness: bytes  # the harness's code object, marshalled by PYTHON itself
-    seccomp_bpf: bytes | None  # None: python3-seccomp is missing here
+    seccomp_bpf: dict[str, bytes] | None  # by profile (see `_prepare.py`); None: python3-seccomp is missing here
     why_no_seccomp: str
 
 
@@ -148,14 +150,17 @@ def _prepare() -> Prepared:
         )  # fmt: skip
         if done.returncode != 0:
             raise ValueError(f"exit {done.returncode}: {done.stderr[-300:].decode('utf-8', 'replace')}")
-        harness, program, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
+        harness, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
         if not isinstance(harness, bytes) or not isinstance(why, str):
             raise ValueError("unexpected output")
-        if program is not None and (not isinstance(program, bytes) or not program or len(program) % 8):
-            raise ValueError("the seccomp filter is not a BPF program")
+        if programs is not None and (
+            not isinstance(programs, dict)
+            or not all(isinstance(p, bytes) and p and not len(p) % 8 for p in programs.values())
+        ):
+            raise ValueError("a seccomp filter is not a BPF program")
     except (OSError, subprocess.SubprocessError, ValueError, EOFError, TypeError) as exc:
         raise TransientEvaluationError(f"the sandbox's harness could not be prepared: {exc}") from exc
-    return Prepared(harness, program, why)
+    return Prepared(harness, programs, why)
 
 
 @cache
@@ -201,14 +206,25 @@ def _root_links() -> tuple[str, ...]:
     return tuple(args)
 
 
-def _bwrap_argv(bwrap: str) -> list[str]:
-    # Only /usr is visible: no /etc, /home, /root, /var/run, /proc, /work, and no /dev
-    # (Landlock refuses it anyway, and --dev's device binds cost ~0.35 ms a run). The tmpfs
-    # for / and /tmp would be writable and unbounded without the remount and the size.
+@dataclass(frozen=True)
+class Bind:
+    host: str
+    box: str  # where the box sees it
+    writable: bool = False
+
+
+def _bwrap_argv(bwrap: str, binds: tuple[Bind, ...], info_fd: int) -> list[str]:
+    # Only /usr is visible (and what `binds` adds): no /etc, /home, /root, /var/run, /proc,
+    # /work, and no /dev (Landlock refuses it anyway, and --dev's device binds cost ~0.35 ms a
+    # run). The tmpfs for / and /tmp would be writable and unbounded without the remount and
+    # the size; the remount does not reach a writable bind, which is its own mount.
+    mounts: list[str] = []
+    for bind in binds:
+        mounts += ["--bind" if bind.writable else "--ro-bind", bind.host, bind.box]
     return [
         bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-        "--new-session", "--as-pid-1", "--clearenv",
-        "--ro-bind", "/usr", "/usr", *_root_links(),
+        "--new-session", "--as-pid-1", "--clearenv", "--info-fd", str(info_fd),
+        "--ro-bind", "/usr", "/usr", *_root_links(), *mounts,
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - the box's own
         "--remount-ro", "/", "--chdir", "/",
     ]  # fmt: skip
@@ -263,13 +279,20 @@ def launch(
     cpu_limit_s: float,
     memory_bytes: int,
     wall_s: float,
-    later: Any = None,
+    later: bytes | None = None,
     release: Callable[[dict[str, Any]], bool] | None = None,
+    profile: str = "python",
+    binds: tuple[Bind, ...] = (),
+    stdin_tail: bytes = b"",
+    slot: int | None = None,
 ) -> RawRun:
     """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start.
 
-    With `later`, that second message is sent once `release` returns True for an event; the
-    box reads it when it is done with the first (`request["more"]` tells it one will come).
+    `stdin_tail` follows the harness's request on stdin (the tests of a program the harness
+    execs). With `later`, those bytes are sent once `release` returns True for an event; the
+    box reads them when it is done with the first part. `profile` picks the seccomp filter
+    (see `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot
+    the caller already holds (a compile and its run share one uid and one directory).
     """
     as_root = os.geteuid() == 0
     if layers.uid and not as_root:
@@ -280,10 +303,11 @@ def launch(
     ready = prepared()
     if layers.seccomp and ready.seccomp_bpf is None:
         raise TransientEvaluationError(f"no seccomp filter: {ready.why_no_seccomp}")
+    filters = ready.seccomp_bpf or {}
     payload = {
         **request,
         "seccomp": layers.seccomp,
-        "seccomp_bpf": ready.seccomp_bpf if layers.seccomp or request.get("probe") else None,
+        "seccomp_bpf": filters.get(profile) if layers.seccomp or request.get("probe") else None,
         "landlock": layers.landlock,
         "cpu_limit": float(cpu_limit_s),
         "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),
@@ -291,18 +315,34 @@ def launch(
         # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
         "parent_pid": 0 if layers.bwrap else os.getpid(),
     }
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload)
-    second = (framed(later), release or (lambda event: False)) if later is not None else None
+    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload) + stdin_tail
+    second = (later, release or (lambda event: False)) if later is not None else None
+    if slot is not None:
+        return _launch_as(layers, bwrap, slot, blob, second, wall_s, binds)
+    with slot_held() as held:
+        return _launch_as(layers, bwrap, held, blob, second, wall_s, binds)
 
-    with slot_held() as slot:
-        uid = slot_uid(slot) if layers.uid else None
-        try:
-            return _launch_in_slot(layers, bwrap, uid, blob, second, wall_s)
-        finally:
-            if uid is not None and not layers.bwrap:
-                # Without a pid namespace an escaped process would outlive the run; with
-                # seccomp none can be forked, but the sweep is cheap and closes the gap.
-                _sweep_uid(uid)
+
+def _launch_as(
+    layers: Layers,
+    bwrap: str | None,
+    slot: int,
+    blob: bytes,
+    second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
+    wall_s: float,
+    binds: tuple[Bind, ...],
+) -> RawRun:
+    uid = slot_uid(slot) if layers.uid else None
+    raw: RawRun | None = None
+    try:
+        raw = _launch_in_slot(layers, bwrap, uid, blob, second, wall_s, binds)
+        return raw
+    finally:
+        # Without a pid namespace an escaped process would outlive the run; with seccomp none
+        # can be forked, but the sweep is cheap and closes the gap. With bwrap, a box killed on
+        # its deadline was seen to outlive bwrap by seconds (a Go program): sweep then too.
+        if uid is not None and (not layers.bwrap or raw is None or raw.killed or raw.signal):
+            _sweep_uid(uid)
 
 
 def _launch_in_slot(
@@ -312,26 +352,30 @@ def _launch_in_slot(
     blob: bytes,
     second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
     wall_s: float,
+    binds: tuple[Bind, ...] = (),
 ) -> RawRun:
     in_r, in_w = os.pipe2(os.O_CLOEXEC)
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     res_r, res_w = os.pipe2(os.O_CLOEXEC)
+    # bwrap tells the box's pid on this pipe, so a deadline can kill the box itself and let
+    # bwrap reap it: killing bwrap first orphans the box, which lingered as a zombie.
+    info_r, info_w = os.pipe2(os.O_CLOEXEC)
     argv = [PYTHON, "-I", "-S", "-B", "-c", BOOTSTRAP, str(res_w)]
     if bwrap is not None:
-        argv = _bwrap_argv(bwrap) + argv
+        argv = _bwrap_argv(bwrap, binds, info_w) + argv
     argv, identity = _as_uid(argv, uid)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            argv, stdin=in_r, stdout=out_w, stderr=err_w, pass_fds=(res_w,), env={}, cwd="/",
+            argv, stdin=in_r, stdout=out_w, stderr=err_w, pass_fds=(res_w, info_w), env={}, cwd="/",
             close_fds=True, process_group=0, **identity,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as exc:
-        for fd in (in_r, in_w, out_r, out_w, err_r, err_w, res_r, res_w):
+        for fd in (in_r, in_w, out_r, out_w, err_r, err_w, res_r, res_w, info_r, info_w):
             os.close(fd)
         raise TransientEvaluationError(f"the sandbox could not start: {exc}") from exc
-    for fd in (in_r, out_w, err_w, res_w):
+    for fd in (in_r, out_w, err_w, res_w, info_w):
         os.close(fd)
     try:
         pidfd = os.pidfd_open(proc.pid)
@@ -339,12 +383,23 @@ def _launch_in_slot(
         _kill_group(proc.pid)
         os.wait4(proc.pid, 0)
         proc.returncode = -9
-        for fd in (in_w, out_r, err_r, res_r):
+        for fd in (in_w, out_r, err_r, res_r, info_r):
             os.close(fd)
         raise TransientEvaluationError(f"pidfd_open failed: {exc}") from exc
 
-    streams = {out_r: bytearray(), err_r: bytearray(), res_r: bytearray()}
-    caps = {out_r: STREAM_CAP, err_r: STREAM_CAP, res_r: RESULT_CAP}
+    streams = {out_r: bytearray(), err_r: bytearray(), res_r: bytearray(), info_r: bytearray()}
+    caps = {out_r: STREAM_CAP, err_r: STREAM_CAP, res_r: RESULT_CAP, info_r: STREAM_KEEP}
+
+    def kill_box() -> None:
+        found = re.search(rb'"child-pid":\s*(\d+)', streams[info_r])
+        if found is None:
+            _kill_group(proc.pid)
+            return
+        try:
+            os.kill(int(found.group(1)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
     received = dict.fromkeys(streams, 0)
     killed: str | None = None
     exited_at: float | None = None
@@ -355,7 +410,7 @@ def _launch_in_slot(
     released_at: int | None = None
     selector = selectors.DefaultSelector()
     try:
-        for fd in (in_w, out_r, err_r, res_r):
+        for fd in (in_w, out_r, err_r, res_r, info_r):
             os.set_blocking(fd, False)
         selector.register(in_w, selectors.EVENT_WRITE)
         for fd in streams:
@@ -369,7 +424,9 @@ def _launch_in_slot(
                 break
             if exited_at is None and now >= deadline and killed is None:
                 killed = "wall"
-                _kill_group(proc.pid)
+                kill_box()
+            if exited_at is None and killed is not None and now >= deadline + KILL_GRACE_S:
+                _kill_group(proc.pid)  # bwrap did not end with its box
             timeout = (exited_at + DRAIN_GRACE_S if exited_at is not None else deadline) - now
             for key, _ in selector.select(max(timeout, 0.01) if killed is None else 0.05):
                 fd = key.fd
@@ -403,9 +460,9 @@ def _launch_in_slot(
                     base = len(kept)
                     if base < keep:
                         kept += chunk[: keep - base]
-                    if received[fd] > caps[fd] and killed is None:
+                    if received[fd] > caps[fd] and killed is None and fd != info_r:
                         killed = "output"
-                        _kill_group(proc.pid)
+                        kill_box()
                     # Results are parsed as they arrive (only up to the newest newline in this
                     # chunk, so a long line is scanned once) so `release` can see them.
                     end = kept.rfind(b"\n", base) + 1 if fd == res_r else 0

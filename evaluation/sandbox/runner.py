@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
-from evaluation.sandbox.launch import EXIT_CPU, MARSHAL_VERSION, RawRun, cpu_hard_limit, launch
+from evaluation.sandbox.launch import EXIT_CPU, MARSHAL_VERSION, Layers, RawRun, cpu_hard_limit, framed, launch
 from evaluation.sandbox.modes import forget_probe, layers_for
 
 STARTUP_ALLOWANCE_S = 1.0
@@ -71,7 +71,7 @@ def _position(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def _release_after(shown: int) -> Callable[[dict[str, Any]], bool]:
+def release_after(shown: int) -> Callable[[dict[str, Any]], bool]:
     """True at the event after which every shown test has reported (or the answer loaded,
     when none is shown): only then may the hidden tests' arguments enter the box."""
     waiting = set(range(shown))
@@ -102,13 +102,20 @@ def _test_run(event: dict[str, Any], *, shown: bool) -> TestRun | None:
     )
 
 
-def _ended(raw: RawRun, cpu_limit_s: float, memory_bytes: int, finished: bool) -> str:
-    if raw.killed == "output":
+def _ended(
+    raw: RawRun,
+    cpu_limit_s: float,
+    memory_bytes: int,
+    finished: bool,
+    crash_reason: Callable[[str], str | None] | None = None,
+) -> str:
+    if raw.killed == "output" or raw.signal == signal.SIGXFSZ:
         return "output"
     if raw.exit_code == EXIT_CPU:
         return "cpu"
     cpu_spent = raw.cpu_s >= cpu_limit_s * 0.95
-    if raw.signal in (signal.SIGKILL, signal.SIGXCPU) and cpu_spent:
+    # SIGPROF: a program the harness execs keeps its CPU timer, with the default action.
+    if raw.signal in (signal.SIGKILL, signal.SIGXCPU, signal.SIGPROF) and cpu_spent:
         return "cpu"
     if raw.killed == "wall":
         return "cpu" if cpu_spent else "wall"
@@ -116,6 +123,10 @@ def _ended(raw: RawRun, cpu_limit_s: float, memory_bytes: int, finished: bool) -
         return "completed"
     if raw.signal is not None and raw.max_rss_kb * 1024 >= MEMORY_FAILURE_SHARE * memory_bytes:
         return "memory"
+    if crash_reason is not None and crash_reason(raw.stderr_head.decode("utf-8", "replace")) == "memory":
+        return "memory"
+    if not finished and cpu_spent:
+        return "cpu"
     return "crashed"
 
 
@@ -159,12 +170,35 @@ def run_harness(
         cpu_limit_s=cpu_limit_s,
         memory_bytes=memory_bytes,
         wall_s=wall_limit_for(cpu_limit_s),
-        later=hidden if hidden else None,
-        release=_release_after(len(blobs)),
+        later=framed(hidden) if hidden else None,
+        release=release_after(len(blobs)),
     )
 
+    return harness_run_read(
+        layers,
+        raw,
+        shown=len(blobs),
+        total=len(blobs) + len(hidden),
+        cpu_limit_s=cpu_limit_s,
+        memory_bytes=memory_bytes,
+    )
+
+
+def harness_run_read(
+    layers: Layers,
+    raw: RawRun,
+    *,
+    shown: int,
+    total: int,
+    cpu_limit_s: float,
+    memory_bytes: int,
+    crash_reason: Callable[[str], str | None] | None = None,
+) -> HarnessRun:
+    """The facts of one harness run (Python's, or a program's that speaks the same events)."""
     ready = next((n for n, event in enumerate(raw.events) if event["e"] == "ready"), None)
     setup_error = next((e for e in raw.events[:ready] if e["e"] == "setup_error"), None)
+    if setup_error is None and ready is not None:  # the program to exec did not start
+        setup_error = next((e for e in raw.events[ready + 1 : ready + 2] if e["e"] == "exec_error"), None)
     if setup_error is not None or ready is None:
         # Nothing of the candidate's ran yet: this is the machine, not the answer.
         forget_probe()
@@ -175,11 +209,11 @@ def run_harness(
     # the hidden tests' own results and the end count.
     shown_until = raw.released_at if raw.released_at is not None else len(raw.events)
     load_error: LoadError | None = None
-    tests: list[TestRun | None] = [None] * (len(blobs) + len(hidden))
+    tests: list[TestRun | None] = [None] * total
     finished = loaded = False
     for position, event in enumerate(raw.events[ready + 1 :], start=ready + 1):
-        kind, shown = event["e"], position < shown_until
-        if kind == "load_error" and shown and load_error is None and not any(tests):
+        kind, visible = event["e"], position < shown_until
+        if kind == "load_error" and visible and load_error is None and not any(tests):
             load_error = LoadError(
                 kind=_text(event.get("kind")) or "exception",
                 message=_text(event.get("msg")),
@@ -193,9 +227,9 @@ def run_harness(
             index = event.get("i")
             if not isinstance(index, int) or not 0 <= index < len(tests) or tests[index]:
                 continue
-            if index < len(blobs) and not shown:
+            if index < shown and not visible:
                 continue
-            tests[index] = _test_run(event, shown=index < len(blobs))
+            tests[index] = _test_run(event, shown=index < shown)
         elif kind == "done":
             finished = True
     return HarnessRun(
@@ -203,7 +237,7 @@ def run_harness(
         load_error=load_error,
         loaded=loaded or any(tests),
         tests=tests,
-        ended=_ended(raw, cpu_limit_s, memory_bytes, finished),
+        ended=_ended(raw, cpu_limit_s, memory_bytes, finished, crash_reason),
         cpu_s=raw.cpu_s,
         wall_s=raw.wall_s,
         max_rss_kb=raw.max_rss_kb,

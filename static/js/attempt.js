@@ -15,7 +15,24 @@
   var live = document.querySelector("[data-live]");
   var announcer = document.querySelector("[data-announce]");
   var csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  var picker = form.querySelector("[data-language-picker]");
   var editor = null;
+
+  function pageData(id, fallback) {
+    var node = document.getElementById(id);
+    return node ? JSON.parse(node.textContent) : fallback;
+  }
+
+  // --- languages: each keeps its own text (its draft), and opens on its starter until it has one
+  var starters = pageData("editor-starters", {});
+  var texts = pageData("editor-texts", {});
+  // "" on a page without a picker (a question answered in prose): its one text, sent without a language.
+  var language = picker ? picker.value : "";
+
+  function languageMode(id) {
+    var option = picker && picker.querySelector("option[value='" + id + "']");
+    return option ? option.getAttribute("data-mode") : form.getAttribute("data-editor-mode");
+  }
 
   // --- the editor -------------------------------------------------------------------------
   function startEditor() {
@@ -26,7 +43,7 @@
     window.ace.config.set("useStrictCSP", true);
     holder.hidden = false;
     editor = window.ace.edit(holder, {
-      mode: "ace/mode/" + form.getAttribute("data-editor-mode"),
+      mode: form.getAttribute("data-editor-mode"),
       value: textarea.value,
       tabSize: 4,
       useSoftTabs: true,
@@ -44,10 +61,7 @@
       bindKey: { win: "Ctrl-Enter", mac: "Command-Enter" },
       exec: function () { submit(); },
     });
-    editor.session.on("change", function () {
-      textarea.value = editor.getValue();
-      changed();
-    });
+    editor.session.on("change", onEditorChange);
     textarea.hidden = true;
     textarea.setAttribute("aria-hidden", "true");
     textarea.tabIndex = -1;
@@ -56,6 +70,44 @@
 
   function text() {
     return editor ? editor.getValue() : textarea.value;
+  }
+
+  // One editing session per language, so each keeps its own undo history and cursor.
+  var sessions = {};
+
+  function showLanguage(value) {
+    if (editor) {
+      var session = sessions[language];
+      if (!session) {
+        session = sessions[language] = window.ace.createEditSession(value);
+        session.setUndoManager(new window.ace.UndoManager());
+        session.setOptions({ tabSize: 4, useSoftTabs: true, useWorker: false });
+        session.on("change", onEditorChange);
+      }
+      editor.setSession(session);
+      session.setMode(languageMode(language));
+      value = session.getValue();
+    }
+    textarea.value = value;
+  }
+
+  function switchLanguage() {
+    var next = picker.value;
+    if (next === language) return;
+    texts[language] = text();
+    if (editor) sessions[language] = editor.getSession();
+    language = next;
+    showLanguage(Object.prototype.hasOwnProperty.call(texts, next) ? texts[next] : starters[next] || "");
+    texts[next] = text();
+    showError("");
+    // The language left is saved first, then this one, which becomes the attempt's language.
+    window.clearTimeout(draftTimer);
+    saveDraft();
+  }
+
+  function onEditorChange() {
+    textarea.value = editor.getValue();
+    changed();
   }
 
   textarea.addEventListener("keydown", function (event) {
@@ -107,10 +159,23 @@
   }
 
   // --- drafts: saved on the server as you type, so they follow you to another device ----------
-  var saved = text();
+  // What the server holds per language, and which language it takes the attempt to be in.
+  var saved = {};
+  var serverLanguage = language;
   var submitted = null;
   var draftTimer = null;
   var saving = false;
+  Object.keys(texts).forEach(function (id) { saved[id] = texts[id]; });
+  texts[language] = saved[language] = textarea.value;
+
+  // The language whose text the server does not hold yet, or undefined. Languages left behind
+  // go first, so the one in the editor is saved last and stays the attempt's language.
+  function unsaved() {
+    texts[language] = text();
+    var others = Object.keys(texts).filter(function (id) { return id !== language && texts[id] !== saved[id]; });
+    if (others.length) return others[0];
+    return texts[language] !== saved[language] || serverLanguage !== language ? language : undefined;
+  }
 
   function changed() {
     showError("");
@@ -127,16 +192,21 @@
       draftTimer = window.setTimeout(saveDraft, 400);
       return;
     }
-    var value = text();
-    if (value === saved) return;
+    var which = unsaved();
+    if (which === undefined) return;
+    var value = texts[which];
+    var data = { answer: value };
+    if (which) data.language = which;
     saving = true;
     setDraftStatus("Saving draft…");
-    sendJson("PUT", form.getAttribute("data-draft-url"), { answer: value })
+    sendJson("PUT", form.getAttribute("data-draft-url"), data)
       .then(function (result) {
         if (result.response.ok) {
-          saved = value;
-          var at = new Date(result.body.saved_at);
+          saved[which] = value;
+          if (which) serverLanguage = which;
+          var at = new Date(result.body.saved_at || Date.now());
           setDraftStatus("Draft saved " + at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+          if (unsaved() !== undefined) draftTimer = window.setTimeout(saveDraft, 0);
         } else if (result.response.status === 413) {
           setDraftStatus("Draft not saved: it is over 64 KiB.");
         } else {
@@ -153,7 +223,8 @@
 
   window.addEventListener("beforeunload", function (event) {
     var value = text();
-    if (value !== saved && value !== submitted) {
+    var pending = unsaved();
+    if (pending !== undefined && (pending !== language || (value !== saved[language] && value !== submitted))) {
       event.preventDefault();
       event.returnValue = "";
     }
@@ -168,7 +239,9 @@
     submitButton.disabled = true;
     showError("");
     var value = text();
-    sendJson("POST", form.getAttribute("data-submit-url"), { answer: value }, { "Idempotency-Key": keyInput.value })
+    var data = { answer: value };
+    if (language) data.language = language;
+    sendJson("POST", form.getAttribute("data-submit-url"), data, { "Idempotency-Key": keyInput.value })
       .then(function (result) {
         if (result.response.status === 202) {
           submitted = value;
@@ -297,8 +370,9 @@
             return;
           }
           finishRun();
-          var summary = runBody.querySelector("p");
-          say("Run finished. " + (summary ? summary.textContent : ""));
+          var summary = runBody.querySelector("[data-run-summary]") || runBody.querySelector(".load-error, .notice");
+          var ranIn = runBody.querySelector("[data-ran-in]");
+          say("Run finished. " + (ranIn ? ranIn.textContent + ". " : "") + (summary ? summary.textContent : ""));
           var active = document.activeElement;
           if (!active || active === runButton || active === document.body) runPanel.focus();
         })
@@ -329,7 +403,7 @@
     showError("");
     runPanel.hidden = false;
     runBody.innerHTML = '<p class="muted">Running your code…</p>';
-    var data = { answer: text(), language: form.getAttribute("data-language") };
+    var data = { answer: text(), language: language };
     if (inputs) data.inputs = inputs;
     sendJson("POST", form.getAttribute("data-run-url"), data)
       .then(function (result) {
@@ -359,6 +433,7 @@
   }
 
   startEditor();
+  if (picker) picker.addEventListener("change", switchLanguage);
   var initial = panelState();
   if (initial.pending) follow(initial.version + 1, false);
 })();

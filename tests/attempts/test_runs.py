@@ -73,7 +73,7 @@ def test_a_run_is_queued_with_its_job_on_the_run_queue(api_client_for):
     response = post_run(api_client_for(attempt.user), attempt.pk, {"answer": ANSWER, "inputs": [[2, 2]]})
     assert response.status_code == 202
     run = Run.objects.get()
-    assert response.json() == {"id": run.pk, "status": "queued"}
+    assert response.json() == {"id": run.pk, "status": "queued", "language": "python"}
     assert (run.user_id, run.attempt_id, run.answer, run.language) == (attempt.user_id, attempt.pk, ANSWER, "python")
     assert run.inputs == [[2, 2]]
     job = EvaluationJob.objects.get()

@@ -43,6 +43,7 @@ def test_repeated_key_returns_first_response_byte_for_byte(api_client_for):
     assert body == {
         "attempt_id": attempt.pk,
         "submission_id": attempt.latest_submission_id,
+        "language": "python",
         "status": "queued",
         "version": attempt.version,
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from attempts.services.questions import question_file_read, question_upsert
 from tests.factories import QuestionFactory, UserFactory
 from tests.processes import ROOT, start_relay, start_worker
 from tests.web_server import start_web
@@ -140,3 +141,11 @@ def adding_question():
             ],
         },
     )
+
+
+@pytest.fixture
+def warm_up_question():
+    """The bank's warm-up question (sum of a list, in every language), loaded from its file."""
+    path = ROOT / "questions" / "coding" / "sum-of-list.yaml"
+    question, _ = question_upsert(data=question_file_read(path=path), source=str(path))
+    return question

@@ -85,6 +85,8 @@ def test_a_compile_error_is_one_message_and_no_cases():
         "load_error": {"kind": "compile", "message": "expected ':'", "line": 1, "column": 26},
         "stopped": None,
         "cases": [],
+        "language": {"id": "python", "name": "Python", "version": ran["language"]["version"]},
+        "time": {"compile_ms": None, "run_ms": ran["time"]["run_ms"]},
     }
 
 

@@ -220,7 +220,10 @@ def test_syntax_error_is_one_message_with_its_line_and_column():
         "load_error": {"kind": "compile", "message": "invalid syntax", "line": 3, "column": 11},
         "stopped": None,
         "tests": [],
+        "language": {"id": "python", "name": "Python", "version": outcome.details["language"]["version"]},
+        "time": {"compile_ms": None, "run_ms": outcome.details["time"]["run_ms"]},
     }
+    assert outcome.details["language"]["version"].startswith("3.")
 
 
 def test_missing_function_scores_zero_with_clear_feedback():

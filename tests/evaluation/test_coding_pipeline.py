@@ -1,12 +1,19 @@
 """Candidate code through the real pipeline: an attack ends contained, the worker lives on, and
 the next submission is scored normally."""
 
+import os
+import signal
+import subprocess
 import uuid
 
 import pytest
 from django.core.management import call_command
 
 from attempts.models import Attempt, Question, Result
+from attempts.services.attempts import submission_create
+from evaluation.models import EvaluationJob, JobTry
+from evaluation.sandbox.slots import BASE_UID, SLOT_COUNT
+from tests.factories import AttemptFactory
 from tests.processes import wait_for
 
 FORK_BOMB = """
@@ -66,4 +73,47 @@ def test_attack_is_contained_and_the_next_submission_is_scored(workers, api_clie
     assert good.score == good.max_score == 100
     assert Attempt.objects.get(pk=attempt_id).status == "completed"
     assert worker.proc.poll() is None
+    assert_invariants()
+
+
+# About two seconds of g++'s constant evaluation: long enough to be caught compiling.
+SLOW_TO_COMPILE = """
+constexpr long long slowConstant() {
+    long long s = 0;
+    for (int i = 0; i < 120000; ++i)
+        for (int j = 0; j < 10; ++j) s += (i ^ j) & 1;
+    return s;
+}
+static_assert(slowConstant() > 0, "computed while compiling");
+
+long long sumOfList(const vector<long long>& numbers) {
+    long long total = 0;
+    for (long long n : numbers) total += n;
+    return total;
+}
+"""
+
+
+def _compiling() -> bool:
+    found = subprocess.run(["ps", "-C", "cc1plus", "-o", "uid="], capture_output=True, text=True).stdout.split()
+    return any(BASE_UID <= int(uid) < BASE_UID + SLOT_COUNT for uid in found)
+
+
+def test_worker_killed_during_a_cpp_compile_still_ends_in_exactly_one_result(workers, relay, assert_invariants):
+    call_command("load_questions", verbosity=0)
+    worker = workers(concurrency=1)
+    question = Question.objects.get(slug="sum-of-list")
+    attempt = AttemptFactory(question=question)
+    submission = submission_create(user=attempt.user, attempt_id=attempt.pk, answer=SLOW_TO_COMPILE, language="cpp")
+    wait_for(_compiling, timeout=60, interval=0.01, message="g++ compiling the answer in a box")
+    (child,) = worker.children()
+    os.kill(child, signal.SIGKILL)
+    result = wait_for(lambda: Result.objects.filter(submission_id=submission.pk).first(), timeout=120)
+    assert result.score == 100, result.feedback
+    assert result.details["language"]["id"] == "cpp"
+    assert Result.objects.filter(submission_id=submission.pk).count() == 1
+    job = EvaluationJob.objects.get(kind="evaluate", subject_id=submission.pk)
+    outcomes = list(JobTry.objects.filter(job=job).order_by("number").values_list("outcome", flat=True))
+    assert outcomes == [JobTry.Outcome.ABANDONED, JobTry.Outcome.SUCCEEDED]
+    assert Attempt.objects.get(pk=attempt.pk).status == "completed"
     assert_invariants()

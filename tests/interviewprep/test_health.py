@@ -17,6 +17,21 @@ def test_every_check_ok(client):
 
 
 @pytest.mark.django_db
+def test_each_languages_toolchain_is_shown_and_a_missing_one_fails_nothing(client, monkeypatch):
+    import evaluation.languages
+
+    versions = evaluation.languages.language_versions()
+    monkeypatch.setitem(versions, "python", "3.11.2")
+    monkeypatch.setitem(versions, "go", None)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert list(body["languages"]) == ["python", "javascript", "java", "cpp", "go"]
+    assert (body["languages"]["python"], body["languages"]["go"]) == ("3.11.2", None)
+    assert body["status"] == "ok" and "failed" not in body
+
+
+@pytest.mark.django_db
 def test_a_dead_broker_is_named_with_503(client):
     with override_settings(CELERY_BROKER_URL=f"redis://127.0.0.1:{free_port()}/0"):
         response = client.get("/healthz")

@@ -19,6 +19,7 @@ from attempts.services.attempts import submission_create
 from attempts.services.practice import practice_request_create
 from attempts.services.runs import run_create
 from tests.factories import AttemptFactory, CodingQuestionFactory, UserFactory
+from tests.helpers import needs_every_starter_served
 from tests.web_server import WebServer, start_web
 
 # Bounded and derandomized: the same cases on every run, in well under a minute and a half.
@@ -75,6 +76,8 @@ KNOWN_SERVER_ERRORS: set[str] = set()
 ATTEMPT_QUERY = {"min_version": 0, "wait": 0.05}
 
 
+# A coding question's detail shows every language's starter: a 500 until all five adapters have one.
+@needs_every_starter_served
 def test_the_live_app_answers_as_its_schema_says(live_schema, tokens: Tokens):
     # One test over every operation, not `schemathesis.pytest.from_fixture`: its subtests break
     # on pytest 9 (no `Function._nodeid`), and the web line starts once instead of per operation.

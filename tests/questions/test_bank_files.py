@@ -63,7 +63,7 @@ def test_coding_question_has_enough_hidden_tests_and_a_wrong_answer(question: di
     tests = question["evaluation_spec"]["tests"]
     assert len(tests) >= 8
     assert question["wrong_answer"].strip() != question["reference_answer"].strip()
-    visible = str(question["examples"]) + question["prompt"] + question["starter_code"]
+    visible = str(question["examples"]) + question["prompt"] + str(question["evaluation_spec"]["signature"])
     assert "wrong_answer" not in visible
 
 

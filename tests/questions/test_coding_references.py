@@ -1,5 +1,5 @@
 """Every coding question through the real code runner: the reference passes, the naive answer and
-the bare starter code do not. Skipped until the code evaluator exists."""
+the bare Python starter (generated from the signature) do not. Skipped until the code evaluator exists."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from evaluation.evaluators import EvaluationRequest, get_evaluator
 from evaluation.evaluators.code import code_run
+from evaluation.languages import LANGUAGES, signature_parse
 from tests.questions.bank import bank_questions
 
 pytestmark = [
@@ -55,5 +56,6 @@ def test_naive_wrong_answer_fails_some_test(question: dict) -> None:
 
 @pytest.mark.parametrize("question", CODING_QUESTIONS, ids=lambda q: q["slug"])
 def test_starter_code_alone_does_not_pass(question: dict) -> None:
-    outcome = run(question, question["starter_code"])
+    starter = LANGUAGES["python"].starter(signature_parse(question["evaluation_spec"]["signature"]))
+    outcome = run(question, starter)
     assert outcome.score < 100, outcome.feedback

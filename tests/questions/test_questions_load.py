@@ -16,6 +16,7 @@ from attempts.services.questions import (
     question_upsert,
     questions_load,
 )
+from evaluation.languages import LANGUAGES, signature_parse
 from tests.questions.bank import BANK_DIR, bank_files, bank_questions
 
 
@@ -176,7 +177,56 @@ def _mutations() -> list[tuple[str, dict, str]]:
             "field 'evaluation_spec.tests[0].args'",
         ),
         ("coding-bad-compare", coding_with(compare="fuzzy"), "field 'evaluation_spec.compare'"),
-        ("coding-function-missing", coding_with(function="compress"), "field 'starter_code'"),
+        (
+            "coding-reference-misses-the-function",
+            coding | {"reference_answer": "def compress(text):\n    return text\n"},
+            "field 'reference_answer': must be Python source defining the function 'compress_runs'",
+        ),
+        (
+            "coding-wrong-answer-misses-the-function",
+            coding | {"wrong_answer": "def compress(text):\n    return text\n"},
+            "field 'wrong_answer': must be Python source defining 'compress_runs'",
+        ),
+        (
+            "coding-no-signature",
+            coding | {"evaluation_spec": {k: v for k, v in coding["evaluation_spec"].items() if k != "signature"}},
+            "field 'evaluation_spec.signature': is required",
+        ),
+        (
+            "coding-function-instead-of-signature",
+            coding_with(function="compress_runs"),
+            "field 'evaluation_spec.function': is replaced by evaluation_spec.signature",
+        ),
+        (
+            "coding-unknown-type",
+            coding_with(signature=coding["evaluation_spec"]["signature"] | {"returns": "str"}),
+            "field 'evaluation_spec.signature': type 'str': unknown type 'str'",
+        ),
+        (
+            "coding-camel-case-function",
+            coding_with(signature=coding["evaluation_spec"]["signature"] | {"function": "compressRuns"}),
+            "field 'evaluation_spec.signature': signature.function must be a snake_case name",
+        ),
+        (
+            "coding-args-do-not-fit",
+            coding_with(tests=[{"name": "t", "args": [5], "expected": "5", "visible": True}]),
+            "field 'evaluation_spec.tests[0].args': do not fit the signature: text must be text",
+        ),
+        (
+            "coding-too-many-args",
+            coding_with(tests=[{"name": "t", "args": ["a", "b"], "expected": "a", "visible": True}]),
+            "field 'evaluation_spec.tests[0].args': do not fit the signature: 1 arguments are expected, not 2",
+        ),
+        (
+            "coding-expected-does-not-fit",
+            coding_with(tests=[{"name": "t", "args": ["aa"], "expected": ["a", 2], "visible": True}]),
+            "field 'evaluation_spec.tests[0].expected': does not fit the signature's return type string",
+        ),
+        (
+            "coding-starter-code-in-the-file",
+            coding | {"starter_code": "def compress_runs(text):\n    pass\n"},
+            "field 'starter_code': is generated from the signature",
+        ),
         ("coding-bad-time-limit", coding_with(time_limit_s=-1), "field 'evaluation_spec.time_limit_s'"),
         (
             "coding-visible-not-bool",
@@ -203,6 +253,16 @@ def test_malformed_question_names_file_and_field(tmp_path: Path, name: str, data
     assert f"{name}.yaml" in str(caught.value)
     assert message in str(caught.value)
     assert Question.objects.count() == 0, "one bad file must load nothing, not the good ones either"
+
+
+@pytest.mark.django_db
+def test_a_coding_question_is_stored_without_starter_code_and_shows_one_per_language() -> None:
+    questions_load(directory=BANK_DIR)
+    assert set(Question.objects.filter(kind="coding").values_list("starter_code", flat=True)) == {""}
+    question = Question.objects.get(slug="sum-of-list")
+    assert question.evaluation_spec["signature"]["function"] == "sum_of_list"
+    python = LANGUAGES["python"].starter(signature_parse(question.evaluation_spec["signature"]))
+    assert python.startswith("def sum_of_list(numbers: list[int]) -> int:\n")
 
 
 @pytest.mark.django_db

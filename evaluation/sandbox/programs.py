@@ -1,0 +1,246 @@
+"""Answers in a compiled or separately run language: compile in one box, run in another.
+
+Both boxes are the same harness process (`_harness.py`) with the same layers as a Python
+answer; instead of running the answer itself, the harness sets every layer up and then execs
+the compiler, or the program (the answer with its generated harness). The two share one slot
+(one uid) and one private directory on the host, created for this answer and removed after:
+  compile: the directory writable at /box, processes and exec allowed (a compiler driver
+           starts its passes), no sockets; its own CPU, memory and wall limits.
+  run:     the directory read-only, /tmp a small tmpfs, no new process, and exec only of the
+           one program (Landlock), the question's limits scaled for the runtime.
+Compile time and run time are limited and reported apart. Host-side files are created with
+O_CREAT|O_EXCL|O_NOFOLLOW in a directory only this slot's uid can enter.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import shutil
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
+from evaluation.languages import Language, Signature, encode_tests, language_versions
+from evaluation.sandbox.launch import Bind, Layers, RawRun, launch
+from evaluation.sandbox.modes import layers_for
+from evaluation.sandbox.runner import (
+    MAX_CPU_LIMIT_S,
+    HarnessRun,
+    harness_run_read,
+    release_after,
+    wall_limit_for,
+)
+from evaluation.sandbox.slots import slot_held, slot_uid
+
+BOX = "/box"  # where the box sees its directory, with bwrap
+COMPILE_FILE_BYTES = 64 << 20
+RUN_FILE_BYTES = 1 << 20  # the harness's capture of what the answer prints
+OUTPUT_KEEP = 4096
+
+
+@dataclass(frozen=True)
+class Compiled:
+    ok: bool
+    ended: str  # completed, failed (the compiler refused the answer), timeout, memory, crashed
+    message: str  # the first error, in the candidate's terms ("" when ok)
+    line: int | None
+    column: int | None
+    cpu_s: float
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    language: str
+    version: str | None
+    compiled: Compiled | None  # None for a language that is not compiled
+    run: HarnessRun | None  # None when the compile failed
+
+
+def _scratch_root() -> str:
+    """A directory of this user's that others may cross but not list, for the boxes' own."""
+    path = os.path.join("/var/tmp", f"interviewprep-box-{os.geteuid()}")  # noqa: S108 - checked below
+    try:
+        os.mkdir(path, 0o711)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o066:
+        raise TransientEvaluationError(f"sandbox scratch directory {path} is not private")
+    return path
+
+
+def _write_new(directory: str, name: str, text: str) -> None:
+    if "/" in name or name.startswith("."):
+        raise PermanentEvaluationError(f"a source file name {name!r} is not a plain name")
+    fd = os.open(
+        os.path.join(directory, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+    )
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+@cache
+def _loaders() -> tuple[str, ...]:
+    """The dynamic loader(s) a dynamically linked program needs to execute."""
+    found = {
+        os.path.realpath(p) for pattern in ("/lib64/ld-linux*.so*", "/lib/ld-linux*.so*") for p in glob.glob(pattern)
+    }
+    return tuple(sorted(found))
+
+
+def _program_request(
+    *, argv: list[str], env: dict[str, str], cwd: str, rules: list[list[str]], memory: str, processes: int,
+    file_bytes: int, results_on_stdout: bool,
+) -> dict[str, Any]:  # fmt: skip
+    return {
+        "probe": False,
+        "exec": {
+            "argv": argv,
+            "env": env,
+            "cwd": cwd,
+            "rules": rules,
+            "memory": memory,
+            "processes": processes,
+            "file_bytes": file_bytes,
+            "results_on_stdout": results_on_stdout,
+        },
+    }
+
+
+def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: str, answer: str) -> Compiled:
+    host_paths = [[path, "r"] for path in language.host_paths]
+    request = _program_request(
+        argv=language.compile_argv(box),
+        env=language.compile_env(box),
+        cwd=box,
+        rules=[["/usr", "x"], [box, "rw"], ["/tmp", "rw"], *host_paths],  # noqa: S108 - the box's own
+        memory=language.memory_rlimit,
+        processes=language.compile_processes,
+        file_bytes=COMPILE_FILE_BYTES,
+        results_on_stdout=False,
+    )
+    raw: RawRun = launch(
+        layers,
+        request,
+        cpu_limit_s=language.compile_cpu_s,
+        memory_bytes=language.compile_memory_mb << 20,
+        wall_s=wall_limit_for(language.compile_cpu_s),
+        profile="compile",
+        binds=(Bind(host_dir, BOX, writable=True), *(Bind(p, p) for p in language.host_paths)),
+        slot=slot,
+    )
+    ready = next((n for n, event in enumerate(raw.events) if event["e"] == "ready"), None)
+    failed_to_start = ready is None or any(e["e"] in ("setup_error", "exec_error") for e in raw.events)
+    if failed_to_start:
+        why = next((e.get("msg") for e in raw.events if e.get("msg")), None) or raw.stderr_head[:300].decode(
+            "utf-8", "replace"
+        )
+        raise TransientEvaluationError(f"the compile box ({layers.name}) did not start: {why}")
+    output = (raw.stdout_head + b"\n" + raw.stderr_head).decode("utf-8", "replace").strip()
+    facts = {"cpu_s": raw.cpu_s, "wall_s": raw.wall_s}
+    if raw.killed == "wall" or raw.cpu_s >= language.compile_cpu_s * 0.95:
+        limit = f"{language.compile_cpu_s:g} s"
+        return Compiled(False, "timeout", f"compiling took longer than the {limit} allowed", None, None, **facts)
+    if raw.exit_code == 0:
+        return Compiled(True, "completed", "", None, None, **facts)
+    if raw.signal is not None or "out of memory" in output.lower() or "virtual memory exhausted" in output:
+        return Compiled(
+            False,
+            "memory" if raw.signal is None else "crashed",
+            "the compiler ran out of memory or crashed",
+            None,
+            None,
+            **facts,
+        )
+    message, line, column = language.compile_error(output[:OUTPUT_KEEP], answer)
+    return Compiled(False, "failed", message, line, column, **facts)
+
+
+def run_program(
+    *,
+    language: Language,
+    signature: Signature,
+    answer: str,
+    tests_args: Sequence[Sequence[Any]],
+    cpu_limit_s: float,
+    memory_limit_mb: int,
+    hidden_args: Sequence[Sequence[Any]] = (),
+    mode: str | None = None,
+) -> ProgramRun:
+    """Compile (if the language is compiled) and run every test of one answer.
+
+    As `run_harness`: shown tests first, hidden ones sent only once every shown test has
+    reported, expected values never sent. `cpu_limit_s` and `memory_limit_mb` are the
+    question's; the language scales them for its runtime.
+    """
+    version = language_versions().get(language.id)
+    if version is None:
+        raise PermanentEvaluationError(f"{language.name} is not installed on this worker")
+    layers = layers_for(mode)
+    run_cpu = cpu_limit_s * language.cpu_factor + language.cpu_extra_s
+    if not 0 < run_cpu <= MAX_CPU_LIMIT_S or not math.isfinite(run_cpu):
+        raise PermanentEvaluationError(f"cpu limit {run_cpu} outside (0, {MAX_CPU_LIMIT_S}]")
+    shown_line = encode_tests(signature, tests_args)
+    hidden_line = encode_tests(signature, hidden_args) if hidden_args else None
+    sources = language.sources(signature, answer)
+    memory_mb = int(memory_limit_mb) + language.memory_extra_mb
+
+    with slot_held() as slot:
+        # One directory per slot, emptied by whoever takes the slot: a worker killed mid-run
+        # leaves its files only until the slot's next run.
+        host_dir = os.path.join(_scratch_root(), f"slot-{slot}")
+        shutil.rmtree(host_dir, ignore_errors=True)
+        os.mkdir(host_dir, 0o700)
+        try:
+            for name, text in sources.items():
+                _write_new(host_dir, name, text)
+            if layers.uid:
+                os.chown(host_dir, slot_uid(slot), slot_uid(slot))
+            box = BOX if layers.bwrap else host_dir
+            compiled = _compile(language, layers, slot, host_dir, box, answer) if language.compiled else None
+            if compiled is not None and not compiled.ok:
+                return ProgramRun(language.id, version, compiled, None)
+            executable = language.executable(box)
+            rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
+            rules += [[loader, "x"] for loader in _loaders()] + [[path, "r"] for path in language.host_paths]
+            request = _program_request(
+                argv=language.run_argv(box, memory_mb),
+                env=language.run_env(box),
+                cwd=box,
+                rules=rules,
+                memory=language.memory_rlimit,
+                processes=language.processes,
+                file_bytes=RUN_FILE_BYTES,
+                results_on_stdout=True,
+            )
+            raw = launch(
+                layers,
+                request,
+                cpu_limit_s=run_cpu,
+                memory_bytes=memory_mb << 20,
+                wall_s=wall_limit_for(run_cpu),
+                profile="program",
+                binds=(Bind(host_dir, BOX), *(Bind(p, p) for p in language.host_paths)),
+                stdin_tail=shown_line,
+                later=hidden_line,
+                release=release_after(len(tests_args)),
+                slot=slot,
+            )
+        finally:
+            shutil.rmtree(host_dir, ignore_errors=True)
+    run = harness_run_read(
+        layers,
+        raw,
+        shown=len(tests_args),
+        total=len(tests_args) + len(hidden_args),
+        cpu_limit_s=run_cpu,
+        memory_bytes=memory_mb << 20,
+        crash_reason=language.crash_reason,
+    )
+    return ProgramRun(language.id, version, compiled, run)

@@ -1,0 +1,59 @@
+"""The attack suite, in every language: each attack is an answer to the warm-up question that
+returns 0 when it was blocked (tests/evaluation/attacks/<language>.py). It runs through the
+same path as the Run button, in the real sandbox, and must end bounded every time; after it,
+nothing of the box is left running and the next answer is scored normally."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+
+import pytest
+
+from evaluation.evaluators.code import code_run
+from evaluation.languages import LANGUAGES
+from evaluation.sandbox.slots import BASE_UID, SLOT_COUNT
+from tests.questions.bank import bank_questions
+
+pytestmark = pytest.mark.nodb
+
+ATTACKS = ("network", "write_outside", "read_outside", "fork_bomb", "memory", "output_flood", "cpu_forever",
+           "signal_worker", "env_secrets", "exec_shell")  # fmt: skip
+# What each attack may end in: never a non-zero answer, never a crash of anything but the box.
+BOUNDED = {
+    "fork_bomb": {"ran", "error", "timeout", "memory"},
+    "memory": {"memory", "error", "timeout"},
+    "output_flood": {"output_limit", "error"},
+    "cpu_forever": {"timeout"},
+}
+BLOCKED = {"ran", "error"}
+
+
+def _spec() -> dict:
+    return next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")["evaluation_spec"]
+
+
+def _answer(language: str, attack: str) -> str:
+    return importlib.import_module(f"tests.evaluation.attacks.{language}").ATTACKS[attack]
+
+
+def _box_processes() -> list[str]:
+    found = subprocess.run(["ps", "-e", "-o", "uid=,pid=,comm="], capture_output=True, text=True, check=True).stdout
+    return [line for line in found.splitlines() if BASE_UID <= int(line.split()[0]) < BASE_UID + SLOT_COUNT]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_attack_is_blocked_and_bounded(language, attack):
+    ran = code_run(spec=_spec(), answer=_answer(language, attack), inputs=[[[1, 2]]], language=language)
+    assert ran["load_error"] is None, ran["load_error"]
+    (case,) = ran["cases"]
+    assert case["outcome"] in BOUNDED.get(attack, BLOCKED), case
+    if case["outcome"] == "ran":
+        assert case["got"] == "0", f"{attack} got through in {language}: {case}"
+    assert _box_processes() == []
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_language_has_every_attack(language):
+    assert set(importlib.import_module(f"tests.evaluation.attacks.{language}").ATTACKS) == set(ATTACKS)

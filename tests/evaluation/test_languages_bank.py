@@ -1,0 +1,67 @@
+"""Every coding question in every language, in the real sandbox: the reference answer passes
+every test and the generated starter fails (it compiles and runs, and is wrong)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from evaluation.evaluators.base import EvaluationRequest
+from evaluation.evaluators.code import MAX_SCORE, CodeRunnerEvaluator
+from evaluation.languages import LANGUAGES, language_available, signature_parse
+from tests.questions.bank import BANK_DIR, bank_questions
+
+pytestmark = pytest.mark.nodb
+
+REFERENCES = BANK_DIR / "references"
+EXTENSIONS = {"javascript": ".js", "java": ".java", "cpp": ".cpp", "go": ".go"}
+# Two at a time: the machine has two cores, and compiles are CPU-bound.
+PARALLEL = 2
+
+
+def reference_answer(question: dict, language: str) -> str:
+    if language == "python":
+        return question["reference_answer"]
+    return (REFERENCES / language / f"{question['slug']}{EXTENSIONS[language]}").read_text(encoding="utf-8")
+
+
+def _evaluate(question: dict, language: str, answer: str) -> tuple[float, str]:
+    request = EvaluationRequest(
+        question_slug=question["slug"],
+        question_kind="coding",
+        prompt="",
+        spec=question["evaluation_spec"],
+        answer=answer,
+        language=language,
+    )
+    outcome = CodeRunnerEvaluator().evaluate(request)
+    return outcome.score, outcome.feedback
+
+
+def _problems(question: dict, language: str) -> list[str]:
+    problems = []
+    score, feedback = _evaluate(question, language, reference_answer(question, language))
+    if score != MAX_SCORE:
+        problems.append(f"{question['slug']} reference scored {score}: {feedback}")
+    starter = LANGUAGES[language].starter(signature_parse(question["evaluation_spec"]["signature"]))
+    score, feedback = _evaluate(question, language, starter)
+    if score == MAX_SCORE or "does not compile" in feedback or "while loading" in feedback:
+        problems.append(f"{question['slug']} starter should run and fail, got {score}: {feedback}")
+    return problems
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_reference_passes_and_every_starter_runs_and_fails(language):
+    assert language_available(language), f"{language} is not installed: run scripts/setup-system.sh"
+    questions = bank_questions("coding")
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        problems = [p for found in pool.map(lambda q: _problems(q, language), questions) for p in found]
+    assert problems == []
+
+
+@pytest.mark.parametrize("language", list(EXTENSIONS))
+def test_every_question_has_a_reference_in_every_language_and_no_other(language):
+    slugs = {question["slug"] for question in bank_questions("coding")}
+    files = {path.stem for path in (REFERENCES / language).glob(f"*{EXTENSIONS[language]}")}
+    assert files == slugs
