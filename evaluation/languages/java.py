@@ -1,10 +1,225 @@
-"""Java: work in progress (the adapter's methods are filled in by its author)."""
+"""Java: the candidate writes `class Solution` with an instance method; a generated harness
+class (`Main.java`) reads the tests' arguments, calls a fresh `new Solution()` per test on a
+thread with a big stack, and writes the JSON events of `evaluation/sandbox/_harness.py`.
+
+Both files are compiled by one javac run in the box; the run is one JVM (`java -cp box Main`).
+The JVM reserves far more address space than it uses, so memory is limited by RLIMIT_DATA,
+and the heap itself by -Xmx (an OutOfMemoryError is caught per test as status "memory").
+
+Type mapping: int -> long, float -> double, string -> String, bool -> boolean; list<T> -> T[]
+when T maps to a non-generic type (a scalar, an optional scalar, or such a list), otherwise
+List<Boxed(T)>; map<string,T> -> Map<String, Boxed(T)>; optional<T> -> Boxed(T), null when
+absent (Long, Double, String, Boolean, or T's own reference type).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from evaluation.languages.base import Language
+from evaluation.languages.types import SCALARS, Signature, Type, camel
+
+JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
+JAVA = f"{JDK}/bin/java"
+JAVAC = f"{JDK}/bin/javac"
+# Not "Main": an answer may well declare a class Main of its own beside Solution.
+HARNESS_CLASS = "InterviewPrepMain"
+# What a Java answer may use without importing it, on one line so the answer starts on line 2.
+IMPORTS = "import java.util.*; import java.util.function.*; import java.util.stream.*; import java.math.*;\n"
+STACK_MB = 128  # the tests' thread: deep recursion behaves as on other judges
+# The JVM as a short-lived process: C1 only (C2 costs more CPU than it saves in ~1 s), one
+# compiler thread, the serial collector (no GC threads), the JDK's class-data archive, no
+# /tmp/hsperfdata file, and the VM's own messages on stderr, never on the result channel.
+JVM_FLAGS = (
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:CICompilerCount=1",
+    "-Xshare:auto",
+    "-XX:-UsePerfData",
+    "-XX:+DisplayVMOutputToStderr",
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
+)
+COMPILE_HEAP_MB = 384
+EXPECTS = "// Solution must declare: "
+
+_PRIMITIVE = {"int": "long", "float": "double", "string": "String", "bool": "boolean"}
+_BOXED = {"int": "Long", "float": "Double", "string": "String", "bool": "Boolean"}
+_READ_SCALAR = {"int": "readLong()", "float": "readDouble()", "string": "readString()", "bool": "readBool()"}
+_DEFAULT = {"long": "0", "double": "0.0", "String": '""', "boolean": "false"}
+# javac's diagnostics: "Solution.java:3: error: message", then the source line and a caret line.
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:]+\.java):(?P<line>\d+): error: (?P<msg>.*)$", re.MULTILINE)
+
+
+def generic(kind: Type) -> bool:
+    """Whether the Java type has type arguments (then no array of it can be made)."""
+    if kind.kind in SCALARS:
+        return False
+    if kind.kind == "map":
+        return True
+    return generic(kind.item)  # type: ignore[arg-type]
+
+
+def java_type(kind: Type) -> str:
+    if kind.kind in SCALARS:
+        return _PRIMITIVE[kind.kind]
+    item: Type = kind.item  # type: ignore[assignment]
+    if kind.kind == "optional":
+        return boxed(item)
+    if kind.kind == "map":
+        return f"Map<String, {boxed(item)}>"
+    return f"{java_type(item)}[]" if not generic(item) else f"List<{boxed(item)}>"
+
+
+def boxed(kind: Type) -> str:
+    return _BOXED[kind.kind] if kind.kind in SCALARS else java_type(kind)
+
+
+def nullable(kind: Type) -> bool:
+    return kind.kind == "optional"
+
+
+def default_value(kind: Type) -> str:
+    name = java_type(kind)
+    if name in _DEFAULT:
+        return _DEFAULT[name]
+    if kind.kind == "optional":
+        return "null"
+    if kind.kind == "map":
+        return "new HashMap<>()"
+    if name.endswith("[]"):
+        return "new " + name.replace("[]", "[0]", 1)
+    return "new ArrayList<>()"
+
+
+class _Codecs:
+    """Generates one reader and one writer method per distinct type of the signature."""
+
+    def __init__(self) -> None:
+        self.readers: dict[str, str] = {}
+        self.writers: dict[str, str] = {}
+        self.methods: list[str] = []
+
+    def read(self, kind: Type) -> str:
+        """An expression that reads one value of `kind` from the input."""
+        if kind.kind in SCALARS:
+            return _READ_SCALAR[kind.kind]
+        key = str(kind)
+        if key not in self.readers:
+            name = f"read{len(self.readers)}"
+            self.readers[key] = name
+            self.methods.append(self._reader(name, kind))
+        return self.readers[key] + "()"
+
+    def _reader(self, name: str, kind: Type) -> str:
+        item: Type = kind.item  # type: ignore[assignment]
+        jtype = java_type(kind)
+        if kind.kind == "optional":
+            body = f"return readLong() == 0 ? null : {self.read(item)};"
+        elif kind.kind == "map":
+            body = (
+                f"int n = readSize();\n        {jtype} m = new HashMap<>();\n"
+                f"        for (int i = 0; i < n; i++) {{\n            String k = readString();\n"
+                f"            m.put(k, {self.read(item)});\n        }}\n        return m;"
+            )
+        elif jtype.endswith("[]"):
+            # new long[n][] for long[][]: the outer dimension only.
+            array = "new " + jtype.replace("[]", "[n]", 1)
+            body = (
+                f"int n = readSize();\n        {jtype} a = {array};\n"
+                f"        for (int i = 0; i < n; i++) a[i] = {self.read(item)};\n        return a;"
+            )
+        else:
+            body = (
+                f"int n = readSize();\n        {jtype} a = new ArrayList<>(n);\n"
+                f"        for (int i = 0; i < n; i++) a.add({self.read(item)});\n        return a;"
+            )
+        return f"    static {jtype} {name}() throws IOException {{\n        {body}\n    }}\n"
+
+    def write(self, kind: Type, value: str, *, boxed_value: bool = False) -> str:
+        """A statement that writes `value` (of `kind`'s Java type) as JSON to `out`."""
+        if kind.kind in SCALARS and not boxed_value:
+            return {
+                "int": f"out.append({value});",
+                "float": f"writeDouble(out, {value});",
+                "string": f"writeText(out, {value});",
+                "bool": f"out.append({value});",
+            }[kind.kind]
+        key = str(kind) + ("!boxed" if boxed_value else "")
+        if key not in self.writers:
+            name = f"write{len(self.writers)}"
+            self.writers[key] = name
+            self.methods.append(self._writer(name, kind, boxed_value))
+        return f"{self.writers[key]}(out, {value}, depth + 1);"
+
+    def _writer(self, name: str, kind: Type, boxed_value: bool) -> str:
+        item: Type = kind.item  # type: ignore[assignment]
+        jtype = boxed(kind) if boxed_value else java_type(kind)
+        null = (
+            'out.append("null");\n            return;'
+            if kind.kind == "optional"
+            else f'throw new BadValue("returned null where {jtype.replace(chr(34), "")} is declared");'
+        )
+        lines = [f"if (v == null) {{\n            {null}\n        }}"]
+        lines.append('if (depth > MAX_DEPTH) throw new BadValue("the return value is nested too deeply");')
+        lines.append("if (out.length() > VALUE_LIMIT) throw new TooLarge();")
+        if kind.kind in SCALARS:
+            lines.append(self.write(kind, "v"))
+        elif kind.kind == "optional":
+            lines.append(self.write(item, "v", boxed_value=item.kind in SCALARS).replace("depth + 1", "depth"))
+        elif kind.kind == "map":
+            lines.append(
+                "out.append('{');\n        boolean first = true;\n"
+                f"        for (Map.Entry<String, {boxed(item)}> e : v.entrySet()) {{\n"
+                "            if (!first) out.append(',');\n            first = false;\n"
+                '            if (e.getKey() == null) throw new BadValue("a map key is null");\n'
+                "            writeString(out, e.getKey());\n            out.append(':');\n"
+                f"            {self.write(item, 'e.getValue()', boxed_value=item.kind in SCALARS)}\n"
+                "        }\n        out.append('}');"
+            )
+        else:
+            array = java_type(kind).endswith("[]")
+            element = java_type(item) if array else boxed(item)
+            is_boxed = item.kind in SCALARS and not array
+            lines.append(
+                "out.append('[');\n        boolean first = true;\n"
+                f"        for ({element} x : v) {{\n"
+                "            if (!first) out.append(',');\n            first = false;\n"
+                f"            {self.write(item, 'x', boxed_value=is_boxed)}\n"
+                "        }\n        out.append(']');"
+            )
+        body = "\n        ".join(lines)
+        return f"    static void {name}(StringBuilder out, {jtype} v, int depth) {{\n        {body}\n    }}\n"
+
+
+def _harness(signature: Signature, entry: str, expected: str) -> str:
+    codecs = _Codecs()
+    reads = "\n".join(
+        f"        final {java_type(p.type)} a{n} = {codecs.read(p.type)};" for n, p in enumerate(signature.params)
+    )
+    arguments = ", ".join(f"a{n}" for n in range(len(signature.params)))
+    params = "".join(f", {java_type(p.type)} a{n}" for n, p in enumerate(signature.params))
+    returns = java_type(signature.returns)
+    # Every use of the answer's class on one line, which javac echoes under any error in it:
+    # the comment at its end tells compile_error what Solution must declare.
+    bridge = (
+        f"static Solution make() {{ return new Solution(); }} "
+        f"static {returns} call(Solution solution{params}) throws Throwable "
+        f"{{ return solution.{entry}({arguments}); }} "
+        f"{EXPECTS}{expected}"
+    )
+    return (
+        _TEMPLATE.replace("@CLASS@", HARNESS_CLASS)
+        .replace("@READS@", reads)
+        .replace("@RESULT_TYPE@", returns)
+        .replace("@CALL@", f"call(solution{''.join(f', a{n}' for n in range(len(signature.params)))})")
+        .replace("@BRIDGE@", bridge)
+        .replace("@WRITE_RESULT@", codecs.write(signature.returns, "result"))
+        .replace("@METHODS@", "\n".join(codecs.methods))
+        .replace("@MAX_STACK@", str(STACK_MB))
+        .replace("@OFFSET@", str(IMPORTS.count("\n")))
+    )
 
 
 class Java(Language):
@@ -13,3 +228,447 @@ class Java(Language):
     ace_mode: ClassVar[str] = "ace/mode/java"
     answer_file: ClassVar[str] = "Solution.java"
     version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/javac", "-version")
+
+    # ~0.1 s of CPU for the JVM to start and load the harness; C1-compiled code is within a
+    # small factor of Python's speed budget at worst, usually far faster.
+    cpu_extra_s: ClassVar[float] = 0.5
+    memory_rlimit: ClassVar[str] = "data"
+    # RLIMIT_DATA counts the tests' thread stack (reserved in full), the JVM's own heap-side
+    # structures, metaspace and the C1 code cache beside the -Xmx heap.
+    memory_extra_mb: ClassVar[int] = STACK_MB + 128
+    processes: ClassVar[int] = 32  # the JVM's ~12 threads with the serial collector, and the answer's own
+    compile_cpu_s: ClassVar[float] = 10.0
+    compile_memory_mb: ClassVar[int] = 1024
+    compile_processes: ClassVar[int] = 32
+    host_paths: ClassVar[tuple[str, ...]] = ("/etc/java-17-openjdk",)  # lib/jvm.cfg and conf/ link there
+
+    def entry_point(self, signature: Signature) -> str:
+        return f"class Solution {{ {self._method(signature)} }}"
+
+    def _method(self, signature: Signature) -> str:
+        params = ", ".join(f"{java_type(p.type)} {camel(p.name)}" for p in signature.params)
+        return f"{java_type(signature.returns)} {self.entry_name(signature)}({params})"
+
+    def starter(self, signature: Signature) -> str:
+        return (
+            "class Solution {\n"
+            f"    // {signature.summary}\n"
+            f"    {self._method(signature)} {{\n"
+            f"        return {default_value(signature.returns)};\n"
+            "    }\n"
+            "}\n"
+        )
+
+    def sources(self, signature: Signature, answer: str) -> dict[str, str]:
+        text = answer if answer.endswith("\n") else answer + "\n"
+        return {
+            self.answer_file: IMPORTS + text,
+            f"{HARNESS_CLASS}.java": _harness(signature, self.entry_name(signature), self.entry_point(signature)),
+        }
+
+    def answer_offset(self, answer: str) -> int:
+        return IMPORTS.count("\n")
+
+    def compile_argv(self, box: str) -> list[str]:
+        return [
+            JAVAC,
+            *(f"-J{flag}" for flag in JVM_FLAGS[:5]),
+            f"-J-Xmx{COMPILE_HEAP_MB}m",
+            "-J-XX:CompressedClassSpaceSize=64m",
+            "-J-XX:ReservedCodeCacheSize=64m",
+            "-encoding",
+            "UTF-8",
+            "-proc:none",
+            "-Xlint:none",
+            "-Xmaxerrs",
+            "5",
+            "-d",
+            box,
+            self.answer_file,
+            f"{HARNESS_CLASS}.java",
+        ]
+
+    def run_argv(self, box: str, memory_mb: int) -> list[str]:
+        return [
+            JAVA,
+            f"-Xmx{memory_mb}m",
+            "-Xms8m",
+            "-Xss1m",
+            "-XX:CompressedClassSpaceSize=64m",
+            "-XX:ReservedCodeCacheSize=32m",
+            "-XX:MaxMetaspaceSize=128m",
+            *JVM_FLAGS,
+            "-XX:ErrorFile=/tmp/hs_err.log",
+            "-Djava.io.tmpdir=/tmp",
+            "-cp",
+            box,
+            HARNESS_CLASS,
+        ]
+
+    def executable(self, box: str) -> str:
+        return JAVA
+
+    def compile_error(self, output: str, answer: str) -> tuple[str, int | None, int | None]:
+        offset = self.answer_offset(answer)
+        for match in _DIAGNOSTIC.finditer(output):
+            if match.group("file").rsplit("/", 1)[-1] != self.answer_file:
+                continue
+            line = int(match.group("line")) - offset
+            message = match.group("msg").strip()
+            # "cannot find symbol" says which one on a "symbol:" line under the caret.
+            symbol = re.match(r"\n.*\n.*\n\s+symbol:\s+(.*)", output[match.end() :])
+            if symbol:
+                message += f": {symbol.group(1).strip()}"
+            return message, (line if line > 0 else None), _caret_column(output, match.end())
+        match = _DIAGNOSTIC.search(output)
+        if match:
+            # Only the harness failed: the answer compiles but does not declare what the tests
+            # call. The echoed line ends with the expected declaration (see `_harness`).
+            message = match.group("msg").strip()
+            echoed = output[match.end() :].split("\n", 2)[1] if "\n" in output[match.end() :] else ""
+            if EXPECTS in echoed:
+                expected = echoed.split(EXPECTS, 1)[1].strip()
+                return f"the tests call {expected}, which your code does not declare ({message})", None, None
+            return message, None, None
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        return (lines[0] if lines else "the compiler failed without saying why"), None, None
+
+    def crash_reason(self, stderr: str) -> str | None:
+        # An uncaught OutOfMemoryError in a thread of the answer's, or RLIMIT_DATA refusing the
+        # JVM itself more memory ("os::commit_memory ... failed", "insufficient memory").
+        if any(sign in stderr for sign in ("OutOfMemoryError", "insufficient memory", "os::commit_memory")):
+            return "memory"
+        return None
+
+
+def _caret_column(output: str, end: int) -> int | None:
+    """javac echoes the source line, then spaces and a caret under the error: its 1-based column."""
+    following = output[end:].split("\n")[1:3]
+    if len(following) == 2 and following[1].strip() == "^":
+        return following[1].index("^") + 1
+    return None
+
+
+_TEMPLATE = r"""// The generated harness: reads the tests' arguments (evaluation/languages/types.py,
+// encode_tests), calls Solution on each, and writes one JSON event per line to fd 1.
+// java.lang and java.util names are imported one by one: a single-type import shadows a class
+// of the same name that the answer declares (class Node, class List...) in this package.
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.Boolean;
+import java.lang.Character;
+import java.lang.Class;
+import java.lang.Double;
+import java.lang.Error;
+import java.lang.Exception;
+import java.lang.ExceptionInInitializerError;
+import java.lang.Integer;
+import java.lang.Long;
+import java.lang.Math;
+import java.lang.Object;
+import java.lang.OutOfMemoryError;
+import java.lang.Override;
+import java.lang.Runtime;
+import java.lang.RuntimeException;
+import java.lang.StackOverflowError;
+import java.lang.StackTraceElement;
+import java.lang.String;
+import java.lang.StringBuilder;
+import java.lang.System;
+import java.lang.Thread;
+import java.lang.Throwable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+final class @CLASS@ {
+    static final int EXCERPT_CHARS = 1024;
+    static final long PRINT_LIMIT = 1 << 20;
+    static final int VALUE_LIMIT = 1 << 20;
+    static final int MAX_DEPTH = 200;
+    static final String ANSWER_FILE = "Solution.java";
+    static final int ANSWER_OFFSET = @OFFSET@;
+
+    static final FileOutputStream EVENTS = new FileOutputStream(FileDescriptor.out);
+    static final InputStream IN = new FileInputStream(FileDescriptor.in);
+    static final Printed PRINTED = new Printed();
+
+    /** The answer returned something its declared type cannot carry as JSON. */
+    static final class BadValue extends RuntimeException {
+        BadValue(String message) { super(message, null, false, false); }
+    }
+
+    static final class TooLarge extends RuntimeException {
+        TooLarge() { super("the return value is larger than 1 MiB", null, false, false); }
+    }
+
+    /** An Error, so that an answer's catch (Exception e) does not swallow it. */
+    static final class OutputLimitExceeded extends Error {
+        OutputLimitExceeded() { super("printed more than the output limit", null, false, false); }
+    }
+
+    /** Stands in for System.out and System.err: keeps an excerpt per test, caps the total. */
+    static final class Printed extends OutputStream {
+        long total;
+        boolean exceeded;
+        final byte[] excerpt = new byte[EXCERPT_CHARS * 4];
+        int excerptLength;
+
+        synchronized void begin() { excerptLength = 0; exceeded = false; }
+
+        synchronized String take() {
+            String text = new String(excerpt, 0, excerptLength, StandardCharsets.UTF_8);
+            return text.length() > EXCERPT_CHARS ? text.substring(0, EXCERPT_CHARS) : text;
+        }
+
+        @Override public void write(int b) { write(new byte[] {(byte) b}, 0, 1); }
+
+        @Override public synchronized void write(byte[] b, int off, int len) {
+            total += len;
+            if (total > PRINT_LIMIT) {
+                exceeded = true;
+                throw new OutputLimitExceeded();
+            }
+            int room = Math.min(len, excerpt.length - excerptLength);
+            if (room > 0) {
+                System.arraycopy(b, off, excerpt, excerptLength, room);
+                excerptLength += room;
+            }
+        }
+    }
+
+    // ---- input: space-separated tokens, read lazily so line 2 is awaited only when needed
+
+    static final byte[] buffer = new byte[1 << 16];
+    static int length, position;
+
+    static int peek() throws IOException {
+        if (position == length) {
+            length = IN.read(buffer, 0, buffer.length);
+            position = 0;
+            if (length <= 0) {
+                length = 0;
+                return -1;
+            }
+        }
+        return buffer[position];
+    }
+
+    /** Skips separators; false at the end of the input. */
+    static boolean more() throws IOException {
+        int c;
+        while ((c = peek()) == ' ' || c == '\n' || c == '\r') position++;
+        return c != -1;
+    }
+
+    static String token() throws IOException {
+        if (!more()) throw new IOException("the input ended early");
+        StringBuilder text = new StringBuilder();
+        int c;
+        while ((c = peek()) != -1 && c != ' ' && c != '\n' && c != '\r') {
+            text.append((char) c);
+            position++;
+        }
+        return text.toString();
+    }
+
+    static long readLong() throws IOException {
+        if (!more()) throw new IOException("the input ended early");
+        boolean negative = peek() == '-';
+        if (negative) position++;
+        long value = 0;  // accumulated negative, so that Long.MIN_VALUE fits
+        int c;
+        while ((c = peek()) >= '0' && c <= '9') {
+            value = value * 10 - (c - '0');
+            position++;
+        }
+        return negative ? value : -value;
+    }
+
+    static int readSize() throws IOException { return (int) readLong(); }
+
+    static boolean readBool() throws IOException { return readLong() != 0; }
+
+    static double readDouble() throws IOException { return Double.parseDouble(token()); }
+
+    static String readString() throws IOException {
+        String hex = token();
+        byte[] bytes = new byte[(hex.length() - 1) / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) Integer.parseInt(hex.substring(1 + 2 * i, 3 + 2 * i), 16);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    // ---- output: JSON by the declared return type
+
+    static void writeDouble(StringBuilder out, double v) {
+        // Double.toString writes NaN, Infinity and -Infinity as the bare words the parent reads.
+        out.append(Double.toString(v));
+    }
+
+    /** A value declared String: null is not one. */
+    static void writeText(StringBuilder out, String s) {
+        if (s == null) throw new BadValue("returned null where String is declared");
+        writeString(out, s);
+    }
+
+    static void writeString(StringBuilder out, String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') out.append('\\').append(c);
+            else if (c < 0x20 || Character.isSurrogate(c)) out.append(String.format("\\u%04x", (int) c));
+            else out.append(c);
+        }
+        out.append('"');
+    }
+
+    static void emit(String line) {
+        try {
+            EVENTS.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            Runtime.getRuntime().halt(1);
+        }
+    }
+
+    static String text(String value) {
+        StringBuilder out = new StringBuilder();
+        writeString(out, value.length() > EXCERPT_CHARS ? value.substring(0, EXCERPT_CHARS) : value);
+        return out.toString();
+    }
+
+    /** "Type: message (line N)", N the innermost line of the answer's own file. */
+    static String describe(Throwable error) {
+        String name = error.getClass().getSimpleName();
+        if (name.isEmpty()) name = error.getClass().getName();
+        String message;
+        try {
+            message = error.getMessage();
+        } catch (Throwable t) {
+            message = "<unprintable>";
+        }
+        String text = name + (message != null && !message.isEmpty() ? ": " + message : "");
+        if (text.length() > EXCERPT_CHARS - 20) text = text.substring(0, EXCERPT_CHARS - 20);
+        int line = answerLine(error);
+        return line > 0 ? text + " (line " + line + ")" : text;
+    }
+
+    /** The innermost line of the answer's own text in the error's stack, or 0. */
+    static int answerLine(Throwable error) {
+        for (StackTraceElement frame : error.getStackTrace()) {
+            if (ANSWER_FILE.equals(frame.getFileName()) && frame.getLineNumber() > ANSWER_OFFSET) {
+                return frame.getLineNumber() - ANSWER_OFFSET;
+            }
+        }
+        return 0;
+    }
+
+    static String millis(long nanos) {
+        long hundredths = Math.round(nanos / 10_000.0);
+        return hundredths / 100 + "." + (hundredths % 100 < 10 ? "0" : "") + hundredths % 100;
+    }
+
+    // ---- one test
+
+    @BRIDGE@
+
+    static void test(int index, boolean detailed) throws IOException {
+@READS@
+        String status = "ok", message = null, value = null;
+        long elapsed = 0;
+        PRINTED.begin();
+        try {
+            Solution solution = make();
+            long started = System.nanoTime();
+            @RESULT_TYPE@ result;
+            try {
+                result = @CALL@;
+            } finally {
+                elapsed = System.nanoTime() - started;
+            }
+            StringBuilder out = new StringBuilder();
+            int depth = 0;  // of the value being written, for the writers' nesting limit
+            try {
+                @WRITE_RESULT@
+                if (out.length() > VALUE_LIMIT) throw new TooLarge();
+                value = out.toString();
+            } catch (TooLarge e) {
+                status = "output";
+                message = e.getMessage();
+            } catch (BadValue e) {
+                status = "badvalue";
+                message = e.getMessage();
+            } catch (StackOverflowError e) {
+                status = "badvalue";
+                message = "the return value is nested too deeply";
+            }
+        } catch (OutOfMemoryError e) {
+            status = "memory";
+        } catch (Throwable e) {
+            status = "error";
+            message = describe(e);
+        }
+        if (PRINTED.exceeded) {
+            status = "output";
+            message = null;
+            value = null;
+        }
+        StringBuilder event = new StringBuilder("{\"e\":\"test\",\"i\":").append(index);
+        if (value != null) event.append(",\"v\":").append(value);
+        event.append(",\"s\":\"").append(status).append("\",\"t\":").append(millis(elapsed));
+        if (detailed) {
+            event.append(",\"o\":").append(text(PRINTED.take()));
+            if (message != null) event.append(",\"msg\":").append(text(message));
+        }
+        emit(event.append('}').toString());
+    }
+
+    static void run() throws IOException {
+        PrintStream printed = new PrintStream(PRINTED, true, StandardCharsets.UTF_8);
+        System.setOut(printed);
+        System.setErr(printed);
+        System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+        try {
+            Class.forName("Solution");  // runs its static initialisers: an error there is a load error
+        } catch (Throwable e) {
+            Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            int line = answerLine(cause);
+            emit("{\"e\":\"load_error\",\"kind\":\"exception\",\"msg\":" + text(describe(cause))
+                + ",\"line\":" + (line > 0 ? String.valueOf(line) : "null") + ",\"col\":null}");
+            return;
+        }
+        emit("{\"e\":\"loaded\"}");
+        int index = 0;
+        for (int line = 0; line < 2 && more(); line++) {
+            // Line 1: the shown tests (reported in detail); line 2, sent once they have all
+            // reported: the hidden ones.
+            int count = readSize();
+            for (int i = 0; i < count; i++, index++) test(index, line == 0);
+        }
+        emit("{\"e\":\"done\"}");
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread tests = new Thread(null, () -> {
+            try {
+                run();
+            } catch (Throwable e) {
+                emit("{\"e\":\"harness_error\",\"msg\":" + text(describe(e)) + "}");
+            }
+            // Not System.exit: no shutdown hook or thread of the answer's holds the process.
+            Runtime.getRuntime().halt(0);
+        }, "tests", @MAX_STACK@L << 20);
+        tests.start();
+        tests.join();
+    }
+
+@METHODS@}
+"""
