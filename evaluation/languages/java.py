@@ -1,8 +1,10 @@
 """Java: the candidate writes `class Solution` with an instance method; a generated harness
-class (`Main.java`) reads the tests' arguments, calls a fresh `new Solution()` per test on a
-thread with a big stack, and writes the JSON events of `evaluation/sandbox/_harness.py`.
+class (`InterviewPrepMain.java`) reads the tests' arguments, calls a fresh `new Solution()` per
+test on a thread with a big stack, and writes the JSON events of `evaluation/sandbox/_harness.py`.
 
-Both files are compiled by one javac run in the box; the run is one JVM (`java -cp box Main`).
+Both files are compiled by one javac run in the box; the run is one JVM (`java -cp box
+InterviewPrepMain`). javac reads and writes files through NIO, whose FileDispatcherImpl makes
+a socketpair(AF_UNIX) when it loads: the compile box must allow that call.
 The JVM reserves far more address space than it uses, so memory is limited by RLIMIT_DATA,
 and the heap itself by -Xmx (an OutOfMemoryError is caught per test as status "memory").
 
@@ -42,6 +44,9 @@ JVM_FLAGS = (
     "-Xlog:all=warning:stderr",
 )
 COMPILE_HEAP_MB = 384
+# java and javac find libjli.so through $ORIGIN, which the loader reads from /proc/self/exe;
+# the box has no /proc.
+_LIBRARY_PATH = {"LD_LIBRARY_PATH": f"{JDK}/lib"}
 EXPECTS = "// Solution must declare: "
 
 _PRIMITIVE = {"int": "long", "float": "double", "string": "String", "bool": "boolean"}
@@ -288,10 +293,17 @@ class Java(Language):
             f"{HARNESS_CLASS}.java",
         ]
 
+    def compile_env(self, box: str) -> dict[str, str]:
+        return super().compile_env(box) | _LIBRARY_PATH
+
     def run_argv(self, box: str, memory_mb: int) -> list[str]:
+        # `memory_mb` is the box's whole limit (the question's plus memory_extra_mb); the heap
+        # gets the question's share, so running out of it is an OutOfMemoryError caught per
+        # test rather than RLIMIT_DATA killing the JVM.
+        heap_mb = max(16, memory_mb - self.memory_extra_mb)
         return [
             JAVA,
-            f"-Xmx{memory_mb}m",
+            f"-Xmx{heap_mb}m",
             "-Xms8m",
             "-Xss1m",
             "-XX:CompressedClassSpaceSize=64m",
@@ -304,6 +316,9 @@ class Java(Language):
             box,
             HARNESS_CLASS,
         ]
+
+    def run_env(self, box: str) -> dict[str, str]:
+        return super().run_env(box) | _LIBRARY_PATH
 
     def executable(self, box: str) -> str:
         return JAVA

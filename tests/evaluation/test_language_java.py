@@ -108,9 +108,9 @@ def test_unrecognised_compiler_output_is_its_first_line():
 
 
 def test_the_box_runs_only_the_real_java_binary():
-    argv = JAVA_LANGUAGE.run_argv("/box", 256)
+    argv = JAVA_LANGUAGE.run_argv("/box", 256 + JAVA_LANGUAGE.memory_extra_mb)
     assert argv[0] == JAVA == JAVA_LANGUAGE.executable("/box")
-    assert "-Xmx256m" in argv
+    assert "-Xmx256m" in argv  # the question's share of the box's limit
     assert argv[-3:] == ["-cp", "/box", HARNESS_CLASS]
     assert "/etc/java-17-openjdk" in JAVA_LANGUAGE.host_paths
     assert JAVA_LANGUAGE.memory_rlimit == "data"
