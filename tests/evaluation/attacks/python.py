@@ -2,7 +2,7 @@
 each is an answer to sum-of-list that returns 0 when the attack was blocked."""
 
 ATTACKS = {
-    "network": '''
+    "network": """
 import socket
 def sum_of_list(numbers):
     got = 0
@@ -16,8 +16,8 @@ def sum_of_list(numbers):
         except OSError:
             pass
     return got
-''',
-    "write_outside": '''
+""",
+    "write_outside": """
 def sum_of_list(numbers):
     got = 0
     for path in ("/tmp/../work/x", "/var/tmp/x", "/dev/shm/x", "/etc/x", "/usr/x", "x"):
@@ -27,8 +27,8 @@ def sum_of_list(numbers):
         except OSError:
             pass
     return got
-''',
-    "read_outside": '''
+""",
+    "read_outside": """
 def sum_of_list(numbers):
     got = 0
     for path in ("/etc/passwd", "/etc/hostname", "/proc/self/environ", "/proc/1/cmdline",
@@ -45,8 +45,8 @@ def sum_of_list(numbers):
     except OSError:
         pass
     return got
-''',
-    "fork_bomb": '''
+""",
+    "fork_bomb": """
 import os
 def sum_of_list(numbers):
     started = 0
@@ -59,27 +59,27 @@ def sum_of_list(numbers):
         except OSError:
             break
     return started
-''',
-    "memory": '''
+""",
+    "memory": """
 def sum_of_list(numbers):
     block = bytearray(4 << 30)
     for i in range(0, len(block), 4096):
         block[i] = 1
     return 1
-''',
-    "output_flood": '''
+""",
+    "output_flood": """
 def sum_of_list(numbers):
     line = "x" * 1023
     for _ in range(1 << 20):
         print(line)
     return 0
-''',
-    "cpu_forever": '''
+""",
+    "cpu_forever": """
 def sum_of_list(numbers):
     while True:
         pass
-''',
-    "signal_worker": '''
+""",
+    "signal_worker": """
 import os, signal
 def sum_of_list(numbers):
     got = 0
@@ -91,14 +91,14 @@ def sum_of_list(numbers):
         except OSError:
             pass
     return got
-''',
-    "env_secrets": '''
+""",
+    "env_secrets": """
 import os
 def sum_of_list(numbers):
     words = ("SECRET", "DATABASE", "REDIS", "PASSWORD", "KEY", "TOKEN")
     return sum(1 for name in os.environ if any(word in name for word in words))
-''',
-    "exec_shell": '''
+""",
+    "exec_shell": """
 import os
 def sum_of_list(numbers):
     try:
@@ -111,5 +111,5 @@ def sum_of_list(numbers):
         return 1
     except Exception:
         return 0
-''',
+""",
 }
