@@ -73,7 +73,9 @@ def test_every_bank_question_has_a_harness_and_starter(slug, signature):
 
 def test_prebuilt_directory_switches_to_the_precompiled_prelude_and_object():
     prebuilt = Cpp()
-    prebuilt.prebuilt_dir = "/opt/cpp-prebuilt"
+    prebuilt.use_prebuilt("/opt/cpp-prebuilt")
+    assert prebuilt.host_paths == ("/opt/cpp-prebuilt",)
+    assert CPP.host_paths == ()
     argv = prebuilt.compile_argv("/box")
     assert argv[argv.index("-I") + 1] == "/opt/cpp-prebuilt"
     assert f"/opt/cpp-prebuilt/{SUPPORT_OBJECT}" in argv

@@ -108,11 +108,10 @@ long long sumOfList(const vector<long long>& numbers) {
 MEMORY = r"""
 long long sumOfList(const vector<long long>& numbers) {
     const size_t size = size_t(4) << 30;
-    char* block = static_cast<char*>(malloc(size));
-    if (block == nullptr) return 0;
+    char* block = new char[size];  // std::bad_alloc when refused: the harness reports "memory"
     for (size_t at = 0; at < size; at += 4096) block[at] = 1;  // touch every page
     long long touched = block[size - 4096];
-    free(block);
+    delete[] block;
     return touched;
 }
 """
@@ -141,13 +140,14 @@ SIGNAL_WORKER = r"""
 #include <unistd.h>
 
 long long sumOfList(const vector<long long>& numbers) {
-    // Itself excepted: in bwrap's pid namespace the box is pid 1 and its parent is outside (0).
-    bool any = false;
-    for (pid_t pid : {(pid_t)-1, getppid(), (pid_t)1}) {
+    long long delivered = 0;
+    // Itself excepted: in bwrap's pid namespace the box is pid 1 and its parent is outside (0),
+    // and kill(0, ...) would be its own process group.
+    for (pid_t pid : {pid_t(-1), getppid(), pid_t(1)}) {
         if (pid == 0 || pid == getpid()) continue;
-        any = kill(pid, SIGKILL) == 0 || any;
+        if (kill(pid, SIGKILL) == 0) delivered = 1;
     }
-    return any ? 1 : 0;
+    return delivered;
 }
 """
 
