@@ -6,8 +6,8 @@ from celery import shared_task
 from celery.signals import worker_init
 
 from evaluation.jobs import job_run, jobs_sweep
-from evaluation.languages import language_versions
 from evaluation.sandbox import current_mode
+from evaluation.sandbox.programs import languages_prepare
 
 
 @shared_task(name="evaluation.tasks.run_job", bind=True)
@@ -24,6 +24,7 @@ def sweep_stale_jobs() -> int:
 @worker_init.connect
 def _probe_sandbox(**_kwargs) -> None:
     """Probe the code sandbox once in the worker's parent, so every prefork child inherits the
-    answer and the first submission does not pay for it; the same for the languages' versions."""
+    answer and the first submission does not pay for it; the same for the languages' versions
+    and what their compiles share (a C++ precompiled header)."""
     current_mode()
-    language_versions()
+    languages_prepare()

@@ -45,6 +45,9 @@ class Language:
     compile_memory_mb: ClassVar[int] = 1024
     compile_processes: ClassVar[int] = 32
     host_paths: ClassVar[tuple[str, ...]] = ()  # read-only paths beyond /usr (e.g. the JDK's /etc)
+    # What `prebuild_files` and `prebuild_argvs` made once per machine (evaluation.sandbox.
+    # programs.prebuilt_for), given to the compile box read-only; None: compiles do without.
+    prebuilt_dir: str | None = None
 
     def entry_name(self, signature: Signature) -> str:
         return camel(signature.function)
@@ -80,6 +83,20 @@ class Language:
     def compile_error(self, output: str, answer: str) -> tuple[str, int | None, int | None]:
         """The compiler's first error as (message, line, column) in the candidate's own text."""
         raise NotImplementedError
+
+    def prebuild_files(self) -> dict[str, str]:
+        """Files of the language's own (never the candidate's) that, built once, make every
+        compile cheaper: a precompiled header, say. Empty: nothing to build."""
+        return {}
+
+    def prebuild_argvs(self, directory: str) -> list[list[str]]:
+        """Commands run in order on the host, once `prebuild_files` are in `directory`."""
+        return []
+
+    def use_prebuilt(self, directory: str) -> None:
+        """Compile against `directory` from now on; the compile box sees it read-only."""
+        self.prebuilt_dir = directory
+        self.host_paths = (*type(self).host_paths, directory)  # type: ignore[misc]
 
     def crash_reason(self, stderr: str) -> str | None:
         """'memory' when the runtime's last words say it ran out of memory, else None."""

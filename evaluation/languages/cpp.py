@@ -557,17 +557,6 @@ class Cpp(Language):
     compile_memory_mb: ClassVar[int] = 1024
     compile_processes: ClassVar[int] = 16
 
-    # A directory, readable in the compile box, that `prebuild_files` and `prebuild_argvs` have
-    # filled: the prelude precompiled, and the harness's fixed part compiled. None: every
-    # compile does it all (about three times the CPU).
-    prebuilt_dir: str | None = None
-
-    def use_prebuilt(self, directory: str) -> None:
-        """Compile against `directory` (filled by `prebuild_files` and `prebuild_argvs`, readable by
-        the boxes' users) from now on; the compile box is given it read-only."""
-        self.prebuilt_dir = directory
-        self.host_paths = (directory,)  # type: ignore[misc]
-
     def entry_point(self, signature: Signature) -> str:
         params = ", ".join(f"{cpp_parameter(p.type)} {camel(p.name)}" for p in signature.params)
         return f"{cpp_type(signature.returns)} {self.entry_name(signature)}({params})"

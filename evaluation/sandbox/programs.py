@@ -15,17 +15,21 @@ O_CREAT|O_EXCL|O_NOFOLLOW in a directory only this slot's uid can enter.
 from __future__ import annotations
 
 import glob
+import hashlib
+import logging
 import math
 import os
 import shutil
 import stat
+import subprocess
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
-from evaluation.languages import Language, Signature, encode_tests, language_versions
+from evaluation.languages import LANGUAGES, Language, Signature, encode_tests, language_versions
 from evaluation.sandbox.launch import Bind, Layers, RawRun, launch
 from evaluation.sandbox.modes import layers_for
 from evaluation.sandbox.runner import (
@@ -36,6 +40,8 @@ from evaluation.sandbox.runner import (
     wall_limit_for,
 )
 from evaluation.sandbox.slots import slot_held, slot_uid
+
+logger = logging.getLogger(__name__)
 
 BOX = "/box"  # where the box sees its directory, with bwrap
 COMPILE_FILE_BYTES = 64 << 20
@@ -162,6 +168,58 @@ def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: 
     return Compiled(False, "failed", message, line, column, **facts)
 
 
+PREBUILD_TIMEOUT_S = 300.0
+
+
+@cache
+def prebuilt_for(language_id: str) -> str | None:
+    """Build what the language's compiles share (`Language.prebuild_files`), once per machine
+    and toolchain, and make the language use it; the directory, or None when there is nothing
+    to build or the build failed (compiles then do without, slower). Only the language's own
+    files are built, on the host, before any candidate code exists. A worker calls this at
+    start (`languages_prepare`); its children inherit the answer."""
+    language = LANGUAGES[language_id]
+    files = language.prebuild_files()
+    version = language_versions().get(language_id)
+    if not files or version is None:
+        return None
+    key = hashlib.sha256(repr((version, sorted(files.items()), language.prebuild_argvs("/"))).encode()).hexdigest()
+    final = os.path.join(_scratch_root(), f"prebuilt-{language_id}-{key[:16]}")
+    if not os.path.isdir(final):
+        # Built aside and renamed into place, so concurrent workers never see half of it.
+        building = tempfile.mkdtemp(prefix=f"building-{language_id}-", dir=_scratch_root())
+        try:
+            for name, text in files.items():
+                _write_new(building, name, text)
+            for argv in language.prebuild_argvs(building):
+                subprocess.run(
+                    argv, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, cwd=building, check=True,
+                    capture_output=True, timeout=PREBUILD_TIMEOUT_S,
+                )  # fmt: skip
+            # Readable by every slot's uid: the compile boxes read it; nothing in it is secret.
+            for root, directories, names in os.walk(building):
+                for name in directories:
+                    os.chmod(os.path.join(root, name), 0o755)  # noqa: S103
+                for name in names:
+                    os.chmod(os.path.join(root, name), 0o644)
+            os.chmod(building, 0o755)  # noqa: S103
+            os.rename(building, final)
+        except (OSError, subprocess.SubprocessError) as exc:
+            shutil.rmtree(building, ignore_errors=True)
+            if not os.path.isdir(final):  # not another worker's rename winning the race
+                logger.warning("%s: prebuilding failed, compiles do without: %s", language.name, exc)
+                return None
+    language.use_prebuilt(final)
+    return final
+
+
+def languages_prepare() -> None:
+    """What a worker does at start for every language it has: its prebuilt files."""
+    for language_id, version in language_versions().items():
+        if version is not None:
+            prebuilt_for(language_id)
+
+
 def run_program(
     *,
     language: Language,
@@ -182,6 +240,7 @@ def run_program(
     version = language_versions().get(language.id)
     if version is None:
         raise PermanentEvaluationError(f"{language.name} is not installed on this worker")
+    prebuilt_for(language.id)
     layers = layers_for(mode)
     run_cpu = cpu_limit_s * language.cpu_factor + language.cpu_extra_s
     if not 0 < run_cpu <= MAX_CPU_LIMIT_S or not math.isfinite(run_cpu):
