@@ -143,7 +143,7 @@ class _Ran:
     rows: list[dict[str, Any]]  # in the order the tests ran: shown ones first
     ended: str = "completed"
     language: dict[str, Any] | None = None  # {"id", "name", "version"} of what ran
-    times: dict[str, float | None] | None = None  # {"compile_ms", "run_ms"}
+    times: dict[str, Any] | None = None  # {"compile_ms", "run_ms", "compile_cached"}
 
 
 def _validated_spec(spec: dict[str, Any]) -> _Spec:
@@ -224,7 +224,7 @@ class _Executed:
     run: HarnessRun | None  # None when the compiler refused the answer
     compile_error: dict[str, Any] | None
     language: dict[str, Any]  # {"id", "name", "version"}
-    times: dict[str, float | None]  # {"compile_ms", "run_ms"}: limited and reported apart
+    times: dict[str, Any]  # {"compile_ms", "run_ms", "compile_cached"}: limited and reported apart
 
 
 def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, language: str) -> _Executed:
@@ -240,7 +240,8 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
     }
     if language == DEFAULT_LANGUAGE:
         run = run_harness(code=answer, function=spec.function, **common)
-        return _Executed(run, None, about, {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1)})
+        times = {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1), "compile_cached": False}
+        return _Executed(run, None, about, times)
     if spec.signature is None:
         raise PermanentEvaluationError("this question declares no signature, so it runs in Python only")
     signature = signature_parse(spec.signature)
@@ -249,6 +250,7 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
     times = {
         "compile_ms": round(compiled.wall_s * 1000, 1) if compiled else None,
         "run_ms": round(program.run.wall_s * 1000, 1) if program.run else None,
+        "compile_cached": compiled is not None and compiled.ended == "cached",
     }
     if program.run is None:
         assert compiled is not None

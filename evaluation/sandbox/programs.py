@@ -8,7 +8,10 @@ the compiler, or the program (the answer with its generated harness). The two sh
            starts its passes), no sockets; its own CPU, memory and wall limits.
   run:     the directory read-only, /tmp a small tmpfs, no new process, and exec only of the
            one program (Landlock), the question's limits scaled for the runtime.
-Compile time and run time are limited and reported apart. Host-side files are created with
+Compile time and run time are limited and reported apart. A compiled answer's directory is
+kept, keyed by the hash of its sources, the toolchain's version and the compile command, so the
+same code compiles once (a Run, then a Submit); only identical sources share an entry, and it
+only ever runs in a box. Host-side files are created with
 O_CREAT|O_EXCL|O_NOFOLLOW in a directory only this slot's uid can enter.
 """
 
@@ -169,6 +172,63 @@ def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: 
 
 
 PREBUILD_TIMEOUT_S = 300.0
+CACHE_ENTRIES = 256  # compiled answers kept, the least recently used dropped first
+CACHE_ENTRY_BYTES = 64 << 20
+
+
+def _cache_key(language: Language, version: str, sources: dict[str, str]) -> str:
+    return hashlib.sha256(
+        repr(
+            (language.id, version, language.prebuilt_dir, language.compile_argv(BOX), sorted(sources.items()))
+        ).encode()
+    ).hexdigest()
+
+
+def _compiled_dir() -> str:
+    path = os.path.join(_scratch_root(), "compiled")
+    os.makedirs(path, 0o711, exist_ok=True)
+    return path
+
+
+def _cached(key: str) -> str | None:
+    path = os.path.join(_compiled_dir(), key)
+    try:
+        os.utime(path)  # most recently used
+    except FileNotFoundError:
+        return None
+    return path
+
+
+def _cache_store(host_dir: str, key: str) -> None:
+    """Keep a compiled answer's directory, once its boxes are gone, for the same sources next
+    time (a Run then a Submit of the same code): only its regular files and folders, owned by
+    this user and readable by every slot's uid; anything else the compile left is dropped."""
+    total = 0
+    for root, directories, names in os.walk(host_dir):
+        for name in directories + names:
+            path = os.path.join(root, name)
+            info = os.lstat(path)
+            if stat.S_ISDIR(info.st_mode):
+                mode = 0o755
+            elif stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                mode = 0o755 if info.st_mode & 0o100 else 0o644
+            else:
+                os.unlink(path)  # a symlink or a pipe: never followed, never kept
+                continue
+            os.lchown(path, os.geteuid(), os.getegid())
+            os.chmod(path, mode)
+    if total > CACHE_ENTRY_BYTES:
+        return
+    os.lchown(host_dir, os.geteuid(), os.getegid())
+    os.chmod(host_dir, 0o755)  # noqa: S103 - read by every slot's uid; nothing in it is secret
+    try:
+        os.rename(host_dir, os.path.join(_compiled_dir(), key))
+    except OSError:
+        return  # another worker stored the same sources first
+    entries = sorted(os.scandir(_compiled_dir()), key=lambda entry: entry.stat(follow_symlinks=False).st_mtime)
+    for old in entries[:-CACHE_ENTRIES]:
+        shutil.rmtree(old.path, ignore_errors=True)
 
 
 @cache
@@ -220,6 +280,39 @@ def languages_prepare() -> None:
             prebuilt_for(language_id)
 
 
+def _run(
+    language: Language, layers: Layers, slot: int, program_dir: str, run_cpu: float, memory_mb: int,
+    shown_line: bytes, hidden_line: bytes | None, shown: int,
+) -> RawRun:  # fmt: skip
+    box = BOX if layers.bwrap else program_dir
+    executable = language.executable(box)
+    rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
+    rules += [[loader, "x"] for loader in _loaders()] + [[path, "r"] for path in language.host_paths]
+    request = _program_request(
+        argv=language.run_argv(box, memory_mb),
+        env=language.run_env(box),
+        cwd=box,
+        rules=rules,
+        memory=language.memory_rlimit,
+        processes=language.processes,
+        file_bytes=RUN_FILE_BYTES,
+        results_on_stdout=True,
+    )
+    return launch(
+        layers,
+        request,
+        cpu_limit_s=run_cpu,
+        memory_bytes=memory_mb << 20,
+        wall_s=wall_limit_for(run_cpu),
+        profile="program",
+        binds=(Bind(program_dir, BOX), *(Bind(p, p) for p in language.host_paths)),
+        stdin_tail=shown_line,
+        later=hidden_line,
+        release=release_after(shown),
+        slot=slot,
+    )
+
+
 def run_program(
     *,
     language: Language,
@@ -250,47 +343,33 @@ def run_program(
     sources = language.sources(signature, answer)
     memory_mb = int(memory_limit_mb) + language.memory_extra_mb
 
+    key = _cache_key(language, version, sources) if language.compiled else None
     with slot_held() as slot:
         # One directory per slot, emptied by whoever takes the slot: a worker killed mid-run
         # leaves its files only until the slot's next run.
         host_dir = os.path.join(_scratch_root(), f"slot-{slot}")
         shutil.rmtree(host_dir, ignore_errors=True)
-        os.mkdir(host_dir, 0o700)
+        cached = _cached(key) if key else None
         try:
-            for name, text in sources.items():
-                _write_new(host_dir, name, text)
-            if layers.uid:
-                os.chown(host_dir, slot_uid(slot), slot_uid(slot))
-            box = BOX if layers.bwrap else host_dir
-            compiled = _compile(language, layers, slot, host_dir, box, answer) if language.compiled else None
-            if compiled is not None and not compiled.ok:
-                return ProgramRun(language.id, version, compiled, None)
-            executable = language.executable(box)
-            rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
-            rules += [[loader, "x"] for loader in _loaders()] + [[path, "r"] for path in language.host_paths]
-            request = _program_request(
-                argv=language.run_argv(box, memory_mb),
-                env=language.run_env(box),
-                cwd=box,
-                rules=rules,
-                memory=language.memory_rlimit,
-                processes=language.processes,
-                file_bytes=RUN_FILE_BYTES,
-                results_on_stdout=True,
+            if cached is not None:
+                compiled: Compiled | None = Compiled(True, "cached", "", None, None, 0.0, 0.0)
+                program_dir = cached
+            else:
+                os.mkdir(host_dir, 0o700)
+                for name, text in sources.items():
+                    _write_new(host_dir, name, text)
+                if layers.uid:
+                    os.chown(host_dir, slot_uid(slot), slot_uid(slot))
+                box = BOX if layers.bwrap else host_dir
+                compiled = _compile(language, layers, slot, host_dir, box, answer) if language.compiled else None
+                if compiled is not None and not compiled.ok:
+                    return ProgramRun(language.id, version, compiled, None)
+                program_dir = host_dir
+            raw = _run(
+                language, layers, slot, program_dir, run_cpu, memory_mb, shown_line, hidden_line, len(tests_args)
             )
-            raw = launch(
-                layers,
-                request,
-                cpu_limit_s=run_cpu,
-                memory_bytes=memory_mb << 20,
-                wall_s=wall_limit_for(run_cpu),
-                profile="program",
-                binds=(Bind(host_dir, BOX), *(Bind(p, p) for p in language.host_paths)),
-                stdin_tail=shown_line,
-                later=hidden_line,
-                release=release_after(len(tests_args)),
-                slot=slot,
-            )
+            if key is not None and cached is None:
+                _cache_store(host_dir, key)
         finally:
             shutil.rmtree(host_dir, ignore_errors=True)
     run = harness_run_read(

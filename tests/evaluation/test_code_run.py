@@ -86,7 +86,7 @@ def test_a_compile_error_is_one_message_and_no_cases():
         "stopped": None,
         "cases": [],
         "language": {"id": "python", "name": "Python", "version": ran["language"]["version"]},
-        "time": {"compile_ms": None, "run_ms": ran["time"]["run_ms"]},
+        "time": {"compile_ms": None, "run_ms": ran["time"]["run_ms"], "compile_cached": False},
     }
 
 

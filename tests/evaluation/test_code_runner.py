@@ -221,7 +221,7 @@ def test_syntax_error_is_one_message_with_its_line_and_column():
         "stopped": None,
         "tests": [],
         "language": {"id": "python", "name": "Python", "version": outcome.details["language"]["version"]},
-        "time": {"compile_ms": None, "run_ms": outcome.details["time"]["run_ms"]},
+        "time": {"compile_ms": None, "run_ms": outcome.details["time"]["run_ms"], "compile_cached": False},
     }
     assert outcome.details["language"]["version"].startswith("3.")
 

@@ -65,3 +65,21 @@ def test_every_question_has_a_reference_in_every_language_and_no_other(language)
     slugs = {question["slug"] for question in bank_questions("coding")}
     files = {path.stem for path in (REFERENCES / language).glob(f"*{EXTENSIONS[language]}")}
     assert files == slugs
+
+
+def test_the_same_sources_compile_once_and_a_change_compiles_again(tmp_path):
+    question = next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")
+    answer = reference_answer(question, "cpp") + f"\n// {tmp_path.name}\n"  # sources no earlier test compiled
+
+    def evaluate(text):
+        request = EvaluationRequest("sum-of-list", "coding", "", question["evaluation_spec"], text, language="cpp")
+        return CodeRunnerEvaluator().evaluate(request)
+
+    first, second = evaluate(answer), evaluate(answer)
+    changed = evaluate(answer + "// changed\n")
+    assert [o.score for o in (first, second, changed)] == [MAX_SCORE] * 3
+    assert [o.details["time"]["compile_cached"] for o in (first, second, changed)] == [False, True, False]
+    assert second.details["time"]["compile_ms"] == 0.0
+    # A compile error is never kept: the same broken text compiles (and fails) again.
+    broken = [evaluate("long long sumOfList(const vector<long long>& n) { return x; }\n") for _ in range(2)]
+    assert [o.details["load_error"]["kind"] for o in broken] == ["compile", "compile"]
