@@ -61,6 +61,9 @@ _JAVAC_FLAGS = (
     "UTF-8",
     "-proc:none",
     "-Xlint:none",
+    # String `+` as StringBuilder calls, not invokedynamic: the run then starts no
+    # StringConcatFactory bootstrap (~20 ms of the JVM's ~70 ms of CPU for ten tests).
+    "-XDstringConcat=inline",
     "-Xmaxerrs",
     "5",
 )
