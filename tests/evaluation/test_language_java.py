@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.languages.java import HARNESS_CLASS, JAVA, Java, java_type
+from evaluation.languages.java import HARNESS_CLASS, JAVA, JAVAC_ARCHIVE, Java, java_type
 from evaluation.languages.types import parse_type, signature_parse
 
 pytestmark = pytest.mark.nodb
@@ -114,6 +114,31 @@ def test_the_box_runs_only_the_real_java_binary():
     assert argv[-3:] == ["-cp", "/box", HARNESS_CLASS]
     assert "/etc/java-17-openjdk" in JAVA_LANGUAGE.host_paths
     assert JAVA_LANGUAGE.memory_rlimit == "data"
+
+
+def test_compiles_map_the_prebuilt_javac_archive_only_when_there_is_one():
+    assert not any("SharedArchiveFile" in arg for arg in JAVA_LANGUAGE.compile_argv("/box"))
+    prebuilt = Java()
+    prebuilt.use_prebuilt("/opt/java-prebuilt")
+    assert "/opt/java-prebuilt" in prebuilt.host_paths
+    argv = prebuilt.compile_argv("/box")
+    assert f"-J-XX:SharedArchiveFile=/opt/java-prebuilt/{JAVAC_ARCHIVE}" in argv
+    assert "-J-Xshare:auto" in argv  # an archive that does not fit is ignored, never fatal
+    assert argv[-2:] == ["Solution.java", f"{HARNESS_CLASS}.java"]
+
+
+def test_the_archive_is_dumped_by_a_compile_with_the_compiles_own_flags():
+    prebuilt = Java()
+    dump, check = prebuilt.prebuild_argvs("/d")
+    assert dump[1] == f"-J-XX:ArchiveClassesAtExit=/d/{JAVAC_ARCHIVE}"
+    compile_flags = JAVA_LANGUAGE.compile_argv("/box")[1:-4]  # less javac, -d box and the files
+    assert dump[2:-4] == compile_flags
+    assert dump[-4:] == ["-d", "/d/classes", "/d/Solution.java", f"/d/{HARNESS_CLASS}.java"]
+    assert check == ["/usr/bin/test", "-s", f"/d/{JAVAC_ARCHIVE}"]
+    files = prebuilt.prebuild_files()
+    assert set(files) == {"Solution.java", f"{HARNESS_CLASS}.java"}
+    harness = files[f"{HARNESS_CLASS}.java"]
+    assert "Map<String, Long[]>" in harness and "long[][]" in harness and "List<Map<String, Long>>" in harness
 
 
 def test_crash_reason_recognises_the_jvm_running_out_of_memory():
