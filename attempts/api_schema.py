@@ -94,8 +94,24 @@ class RunAcceptedSerializer(serializers.Serializer):
     language = _language("The language the answer is written in.")
 
 
+class RanLanguageSerializer(serializers.Serializer):
+    id = _language("The language's id.")
+    name = serializers.CharField()
+    version = serializers.CharField(allow_null=True, help_text="The toolchain's version; null when unknown.")
+
+
+class RunTimeSerializer(serializers.Serializer):
+    compile_ms = serializers.FloatField(allow_null=True, help_text="Compiling the answer; null for Python.")
+    run_ms = serializers.FloatField(allow_null=True, help_text="Running the cases; null when it did not compile.")
+
+
 class RunSerializer(RunAcceptedSerializer):
     attempt_id = serializers.IntegerField()
+    language = RanLanguageSerializer(
+        help_text="What the run is in: once completed, the language and version the worker ran it with "
+        "(as a submission's `details.language`); before, the web server's own toolchain version."
+    )
+    time = RunTimeSerializer(allow_null=True, help_text="Null until the run is completed.")
     cases = serializers.ListField(child=serializers.DictField(), help_text="[] until the run is completed.")
     load_error = serializers.DictField(allow_null=True)
     stopped = serializers.DictField(allow_null=True)

@@ -120,11 +120,11 @@ def stopped_view(stopped: Any) -> str | None:
     return f"Test “{stopped['test']}” {what}{rest}."
 
 
-def language_words(language: Any, *, known: Mapping[str, Mapping[str, Any]] | None = None) -> str | None:
-    """'Java 17.0.15': the language and version that ran, from {"id", "name", "version"}. A bare
-    id (what a run records) is named from `known`, the languages of this server, by id."""
+def language_words(language: Any) -> str | None:
+    """'Java 17.0.15': the language and version that ran, from {"id", "name", "version"} (a
+    submission's `details.language`, a run's `language`); a bare id is shown as it is."""
     if isinstance(language, str):
-        language = (known or {}).get(language) or {"name": language}
+        language = {"name": language}
     if not isinstance(language, Mapping):
         return None
     name = language.get("name") or language.get("id")
@@ -132,6 +132,18 @@ def language_words(language: Any, *, known: Mapping[str, Mapping[str, Any]] | No
         return None
     version = language.get("version")
     return f"{name} {version}" if version else str(name)
+
+
+def time_words(time: Any) -> str | None:
+    """'compiled in 812 ms, ran in 45 ms' from {"compile_ms", "run_ms"} (either may be null)."""
+    if not isinstance(time, Mapping):
+        return None
+    parts = [
+        f"{verb} in {time[key]:.0f} ms"
+        for key, verb in (("compile_ms", "compiled"), ("run_ms", "ran"))
+        if isinstance(time.get(key), int | float) and not isinstance(time.get(key), bool)
+    ]
+    return ", ".join(parts) or None
 
 
 def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -180,16 +192,17 @@ def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def run_view(payload: dict[str, Any], *, known: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def run_view(payload: dict[str, Any]) -> dict[str, Any]:
     """A run as its panel shows it: its cases in the same rows as a submission's tests, and the
-    language that ran them (`known` names a bare id, see `language_words`)."""
+    language and version that ran them (the worker's, once it has reported; see `run_payload`)."""
     cases = [case_view({**row, "visible": True}) for row in payload.get("cases") or [] if isinstance(row, dict)]
     return {
         "id": payload.get("id"),
         "status": payload.get("status"),
         "done": payload.get("status") in ("completed", "failed"),
         "failed": payload.get("status") == "failed",
-        "language": language_words(payload.get("language"), known=known),
+        "language": language_words(payload.get("language")),
+        "time": time_words(payload.get("time")),
         "load_error": load_error_view(payload.get("load_error")),
         "stopped": stopped_view(payload.get("stopped")),
         "cases": cases,

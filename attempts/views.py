@@ -24,15 +24,16 @@ from attempts.forms import (
     RegisterForm,
     idempotency_key_new,
 )
-from attempts.models import PracticeRequestStatus, QuestionKind
+from attempts.models import PracticeRequestStatus, Question, QuestionKind
 from attempts.presenting import examples_view, percent
 from attempts.selectors.attempts import attempt_list_for_user, attempt_payloads, practice_request_get_for_user
-from attempts.selectors.questions import question_get, question_list
+from attempts.selectors.questions import question_get, question_list, question_starter_codes
 from attempts.services.accounts import user_register
 from attempts.services.attempts import attempt_create
 from attempts.services.practice import practice_request_create
 from attempts.throttles import RegisterThrottle, wait_in_words
 from attempts.views_common import redirect_once
+from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES
 from interviewprep.errors import IdempotencyKeyReused, InvalidInput, NotFound
 
 QUESTIONS_PER_PAGE = 20
@@ -98,6 +99,23 @@ def questions(request: HttpRequest) -> HttpResponse:
     return render(request, "questions/list.html", {"form": form, "filters": filters, "page": page})
 
 
+def _starters_view(question: Question) -> list[dict[str, Any]]:
+    """A coding question's starter in each language it can be answered in, in the order of
+    `LANGUAGES`, the default one first shown open; none for a prose question (its own
+    `starter_code`, if any, is shown as it always was)."""
+    starters = question_starter_codes(question=question)
+    return [
+        {
+            "id": language_id,
+            "name": language.name,
+            "code": starters[language_id],
+            "open": language_id == DEFAULT_LANGUAGE,
+        }
+        for language_id, language in LANGUAGES.items()
+        if language_id in starters
+    ]
+
+
 def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
     try:
         question = question_get(question_id=question_id)
@@ -109,6 +127,7 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
         {
             "question": question,
             "examples": examples_view(question.examples),
+            "starters": _starters_view(question),
             "start_form": AttemptStartForm(initial={"idempotency_key": idempotency_key_new()}),
         },
     )

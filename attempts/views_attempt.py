@@ -287,7 +287,7 @@ def _run_read(request: HttpRequest, run_id: int) -> HttpResponse:
         payload = run_payload(run_get_for_user(user=request.user, run_id=run_id))
     except NotFound:
         raise Http404("No such run.") from None
-    run = run_view(payload, known={row["id"]: row for row in languages_status()})
+    run = run_view(payload)
     response = render(request, "attempts/_run.html", {"run": run})
     response.done = run["done"]
     return response

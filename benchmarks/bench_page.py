@@ -50,6 +50,7 @@ def parse_args() -> argparse.Namespace:
 
 def seed_attempt() -> tuple[str, int]:
     from django.contrib.auth import get_user_model
+    from django.utils.timezone import now
 
     from attempts.models import Attempt, Question
 
@@ -59,15 +60,21 @@ def seed_attempt() -> tuple[str, int]:
         kind="coding",
         difficulty="easy",
         prompt="Return `a + b`.",
-        starter_code=ANSWER,
         evaluator="code",
         evaluation_spec={
-            "function": "add",
+            "signature": {
+                "function": "add",
+                "params": [{"name": "a", "type": "int"}, {"name": "b", "type": "int"}],
+                "returns": "int",
+                "summary": "Return a + b.",
+            },
             "tests": [{"name": f"t{i}", "args": [i, i * 3], "expected": i * 4, "visible": True} for i in range(TESTS)],
         },
     )
     user = get_user_model().objects.create_user(username="bench-page", password=PASSWORD)
-    return user.username, Attempt.objects.create(user=user, question=question).pk
+    # The editor opens on this draft (the right answer), not on the generated starter.
+    attempt = Attempt.objects.create(user=user, question=question, drafts={"python": ANSWER}, draft_saved_at=now())
+    return user.username, attempt.pk
 
 
 def log_in(page, username: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from attempts.models import Run, RunStatus
+from evaluation.languages import languages_status
 from interviewprep.errors import NotFound
 
 
@@ -22,13 +23,38 @@ def run_accepted_payload(run: Run) -> dict[str, Any]:
     return {"id": run.pk, "status": run.status, "language": run.language}
 
 
+def run_language(run: Run, result: dict[str, Any]) -> dict[str, Any]:
+    """{"id", "name", "version"} of the language the run is in: what the worker reports it ran
+    (its result's `language`, as a submission's `details.language`) once it has, else the run's
+    language as this web process finds its toolchain (version null when it has none)."""
+    ran = result.get("language")
+    if isinstance(ran, dict) and isinstance(ran.get("id"), str):
+        return {"id": ran["id"], "name": ran.get("name") or ran["id"], "version": ran.get("version")}
+    here = next((row for row in languages_status() if row["id"] == run.language), None)
+    return {
+        "id": run.language,
+        "name": here["name"] if here else run.language,
+        "version": here["version"] if here else None,
+    }
+
+
+def run_time(result: dict[str, Any]) -> dict[str, float | None] | None:
+    """{"compile_ms", "run_ms"} of a finished run, as a submission's `details.time`; None before
+    then, or for a result recorded before workers reported it."""
+    time = result.get("time")
+    if not isinstance(time, dict):
+        return None
+    return {"compile_ms": time.get("compile_ms"), "run_ms": time.get("run_ms")}
+
+
 def run_payload(run: Run) -> dict[str, Any]:
     result = run.result if run.status == RunStatus.COMPLETED and run.result else {}
     return {
         "id": run.pk,
         "attempt_id": run.attempt_id,
         "status": run.status,
-        "language": run.language,
+        "language": run_language(run, result),
+        "time": run_time(result),
         "cases": result.get("cases", []),
         "load_error": result.get("load_error"),
         "stopped": result.get("stopped"),

@@ -155,7 +155,7 @@ def test_a_submit_without_a_language_takes_the_attempts_last_one(api_client_for,
     assert [s["language"] for s in listed] == ["cpp", "javascript", "python"]
     detail = client.get(f"/api/v1/submissions/{first.json()['submission_id']}/").json()
     assert detail["language"] == "python"
-    assert client.get(f"/api/v1/runs/{run.json()['id']}/").json()["language"] == "cpp"
+    assert client.get(f"/api/v1/runs/{run.json()['id']}/").json()["language"]["id"] == "cpp"
     assert [a["language"] for a in client.get("/api/v1/attempts/").json()["results"]] == ["cpp"]
 
 

@@ -13,6 +13,7 @@ from attempts.models import Attempt, IdempotencyRecord, Run, RunStatus, StateCha
 from attempts.services.admission import queue_backlog
 from attempts.services.runs import run_complete, run_create, run_lock, run_start_processing
 from evaluation.jobs import dead_letter_replay, job_run
+from evaluation.languages import languages_status
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory, CodingQuestionFactory, QuestionFactory, UserFactory
@@ -20,8 +21,12 @@ from tests.factories import AttemptFactory, CodingQuestionFactory, QuestionFacto
 pytestmark = pytest.mark.django_db
 
 ANSWER = "def add(a, b):\n    return a + b\n"
-# What the code runner returns for ANSWER on the two visible examples.
+# What the code runner returns for ANSWER on the two visible examples (the worker's Python
+# version, not necessarily the web process's).
+WORKER_PYTHON = {"id": "python", "name": "Python", "version": "3.99.1"}
 COMPLETED = {
+    "language": WORKER_PYTHON,
+    "time": {"compile_ms": None, "run_ms": 41.7},
     "load_error": None,
     "stopped": None,
     "cases": [
@@ -47,6 +52,12 @@ COMPLETED = {
         },
     ],
 }
+
+
+def web_python() -> dict:
+    """Python as this (web) process finds its toolchain."""
+    row = next(row for row in languages_status() if row["id"] == "python")
+    return {"id": "python", "name": row["name"], "version": row["version"]}
 
 
 def coding_attempt(**kwargs) -> Attempt:
@@ -112,6 +123,7 @@ def test_a_completed_run_shows_its_cases(api_client_for):
     queued = client.get(f"/api/v1/runs/{run_id}/").json()
     assert queued["status"] == "queued"
     assert (queued["cases"], queued["load_error"], queued["stopped"], queued["error"]) == ([], None, None, None)
+    assert (queued["language"], queued["time"]) == (web_python(), None)
 
     # The handler's steps as the job machinery takes them, with what the runner returns.
     run_start_processing(run=run_lock(run_id=run_id), actor="test")
@@ -124,7 +136,8 @@ def test_a_completed_run_shows_its_cases(api_client_for):
         "id": run_id,
         "attempt_id": attempt.pk,
         "status": "completed",
-        "language": "python",
+        "language": WORKER_PYTHON,
+        "time": {"compile_ms": None, "run_ms": 41.7},
         "cases": COMPLETED["cases"],
         "load_error": None,
         "stopped": None,
@@ -134,6 +147,33 @@ def test_a_completed_run_shows_its_cases(api_client_for):
     assert run.finished_at is not None
     moves = list(StateChange.objects.filter(entity="run", object_id=run_id).values_list("from_status", "to_status"))
     assert moves == [("queued", "processing"), ("processing", "completed")]
+
+
+def test_a_run_shows_the_language_and_time_of_what_the_worker_ran_as_a_submission_does(api_client_for):
+    attempt = coding_attempt()
+    client = api_client_for(attempt.user)
+    run_id = post_run(client, attempt.pk, {"answer": "function add(a, b) { return a + b; }", "language": "javascript"})
+    run_id = run_id.json()["id"]
+    ran = {"id": "javascript", "name": "JavaScript", "version": "20.20.2"}
+    result = {**COMPLETED, "language": ran, "time": {"compile_ms": 12.5, "run_ms": 30.0}}
+    run_start_processing(run=run_lock(run_id=run_id), actor="test")
+    run_complete(run=run_lock(run_id=run_id), result=result, actor="test")
+    body = client.get(f"/api/v1/runs/{run_id}/").json()
+    assert (body["language"], body["time"]) == (ran, {"compile_ms": 12.5, "run_ms": 30.0})
+    # The same two keys a submission's result carries in its details, in the same shape.
+    details = {"language": ran, "time": {"compile_ms": 12.5, "run_ms": 30.0}}
+    assert {key: body[key] for key in details} == details
+
+
+def test_a_run_recorded_before_workers_reported_their_language_names_it_from_the_web_server(api_client_for):
+    attempt = coding_attempt()
+    client = api_client_for(attempt.user)
+    run_id = post_run(client, attempt.pk).json()["id"]
+    old = {key: value for key, value in COMPLETED.items() if key not in ("language", "time")}
+    run_start_processing(run=run_lock(run_id=run_id), actor="test")
+    run_complete(run=run_lock(run_id=run_id), result=old, actor="test")
+    body = client.get(f"/api/v1/runs/{run_id}/").json()
+    assert (body["language"], body["time"]) == (web_python(), None)
 
 
 def test_a_dead_lettered_run_fails_names_its_attempt_and_can_be_replayed(api_client_for):

@@ -9,6 +9,7 @@ import pytest
 
 from attempts import views_attempt
 from attempts.models import Result, Run, RunStatus, Submission, SubmissionStatus
+from attempts.selectors import runs as runs_selectors
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 
 KEY = re.compile(r'name="idempotency_key" value="([^"]+)"')
@@ -38,6 +39,7 @@ def candidate(client, db):
 def languages(monkeypatch):
     monkeypatch.setattr(views_attempt, "question_starter_codes", lambda *, question: dict(STARTERS))
     monkeypatch.setattr(views_attempt, "languages_status", lambda: [dict(row) for row in LANGUAGES])
+    monkeypatch.setattr(runs_selectors, "languages_status", lambda: [dict(row) for row in LANGUAGES])
 
 
 def coding_attempt(user):
@@ -217,3 +219,43 @@ def test_a_runs_panel_says_which_language_ran_it(client, candidate, languages):
     assert "Ran in JavaScript 20.20.2" in content
     assert "example" in content and "TypeError: n.reduce is not a function" in content
     assert "Test “example” made the program stop." in content
+
+
+def test_a_runs_panel_shows_the_version_and_time_the_worker_reported_not_the_web_servers(client, candidate, languages):
+    attempt = coding_attempt(candidate)
+    run = Run.objects.create(
+        user=candidate,
+        attempt=attempt,
+        answer="int64_t sum_of_list(const std::vector<int64_t>& n) { return 3; }",
+        language="cpp",
+        status=RunStatus.COMPLETED,
+        result={
+            # The worker's compiler is newer than the one this web server finds (12.2.0).
+            "language": {"id": "cpp", "name": "C++", "version": "14.2.0"},
+            "time": {"compile_ms": 812.4, "run_ms": 45.2},
+            "load_error": None,
+            "stopped": None,
+            "cases": [
+                {"name": "example", "input": "[1, 2]", "expected": "3", "got": "3", "outcome": "passed",
+                 "stdout": "", "time_ms": 0.1, "error": None},
+            ],
+        },
+    )  # fmt: skip
+    content = client.get(f"/runs/{run.pk}/panel/").content.decode()
+    assert "Ran in C++ 14.2.0 <span data-run-time>(compiled in 812 ms, ran in 45 ms)</span>" in content
+    assert "12.2.0" not in content
+
+
+def test_a_runs_panel_without_the_workers_language_names_it_as_the_web_server_finds_it(client, candidate, languages):
+    attempt = coding_attempt(candidate)
+    run = Run.objects.create(
+        user=candidate,
+        attempt=attempt,
+        answer="func sumOfList(numbers []int64) int64 { return 3 }",
+        language="go",
+        status=RunStatus.COMPLETED,
+        result={"load_error": None, "stopped": None, "cases": []},  # recorded before workers reported it
+    )
+    content = client.get(f"/runs/{run.pk}/panel/").content.decode()
+    assert "Ran in Go 1.19.8</p>" in content
+    assert "data-run-time" not in content

@@ -20,8 +20,9 @@ from attempts.models import (
     SubmissionStatus,
 )
 from attempts.services.admission import evaluate_backlog
+from evaluation.languages import LANGUAGES, starter_codes
 from evaluation.models import EvaluationJob, JobStatus
-from tests.factories import AttemptFactory, QuestionFactory, UserFactory
+from tests.factories import AttemptFactory, CodingQuestionFactory, QuestionFactory, UserFactory
 
 PASSWORD = "correct horse battery staple"
 KEY = re.compile(r'name="idempotency_key" value="([^"]+)"')
@@ -160,6 +161,45 @@ def test_question_detail_renders_the_prompt_and_never_its_html(client, db):
     assert escape("1 + 2 <= 3") in html
     assert "def solve(values):" in html
     assert "Log in to practise" in html
+
+
+STARTER = re.compile(
+    r'<details class="starter" data-language="(\w+)"( open)?>\s*<summary>([^<]*)</summary>\s*'
+    r'<pre class="code"><code>(.*?)</code></pre>',
+    re.S,
+)
+
+
+def test_a_coding_questions_page_shows_every_languages_starter_python_open(client, db):
+    question = CodingQuestionFactory()
+    assert question.starter_code == ""  # as the loader stores a coding question
+    html = client.get(f"/questions/{question.pk}/").content.decode()
+    assert "<h2>Starter code</h2>" in html
+    shown = STARTER.findall(html)
+    starters = starter_codes(question.evaluation_spec)
+    assert [language_id for language_id, *_ in shown] == list(LANGUAGES) == list(starters)
+    for language_id, opened, name, code in shown:
+        assert name == LANGUAGES[language_id].name
+        assert code == escape(starters[language_id]), language_id
+        assert bool(opened) == (language_id == "python"), "only Python opens on its own"
+
+
+def test_a_coding_question_stored_before_signatures_shows_its_python_starter(client, db):
+    question = CodingQuestionFactory(
+        evaluation_spec={"function": "add", "tests": [{"name": "t", "args": [1, 2], "expected": 3}]},
+        starter_code="def add(a, b):\n    pass\n",
+    )
+    html = client.get(f"/questions/{question.pk}/").content.decode()
+    assert STARTER.findall(html) == [("python", " open", "Python", "def add(a, b):\n    pass\n")]
+
+
+def test_a_prose_questions_page_is_unchanged(client, db):
+    bare = QuestionFactory(kind="behavioral")
+    assert "Starter code" not in client.get(f"/questions/{bare.pk}/").content.decode()
+    outlined = QuestionFactory(kind="system_design", starter_code="Requirements:\n- ")
+    html = client.get(f"/questions/{outlined.pk}/").content.decode()
+    assert '<h2>Starter code</h2>\n  <pre class="code"><code>Requirements:\n- </code></pre>' in html
+    assert "<details" not in html
 
 
 def test_inactive_or_missing_question_is_404(client, db):

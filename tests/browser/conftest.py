@@ -130,10 +130,14 @@ def adding_question():
         evaluator="code",
         title="Add two numbers",
         prompt="Return the **sum** of `a` and `b`.",
-        starter_code="def add(a, b):\n    pass\n",
         examples=[{"input": "a = 1, b = 2", "output": "3", "explanation": "One and two make *three*."}],
         evaluation_spec={
-            "function": "add",
+            "signature": {
+                "function": "add",
+                "params": [{"name": "a", "type": "int"}, {"name": "b", "type": "int"}],
+                "returns": "int",
+                "summary": "Return the sum of a and b.",
+            },
             "tests": [
                 {"name": "small", "args": [1, 2], "expected": 3, "visible": True},
                 {"name": "negative", "args": [-5, 2], "expected": -3},
