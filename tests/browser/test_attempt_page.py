@@ -72,7 +72,8 @@ def test_type_run_then_submit_and_the_result_appears_in_place(candidate_page, ad
     # The hidden tests show how they ended, never their arguments.
     result = page.locator(".result").inner_text()
     assert "negative" in result and "-5" not in result
-    assert "Graded" in page.locator("[data-announce]").inner_text()
+    # The announcement is set a moment after the result is drawn (so screen readers notice it).
+    page.locator("[data-announce]", has_text="Graded").wait_for()
     candidate.screenshot("attempt-graded")
 
 

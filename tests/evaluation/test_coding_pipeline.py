@@ -3,8 +3,8 @@ the next submission is scored normally."""
 
 import os
 import signal
-import subprocess
 import uuid
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -12,7 +12,6 @@ from django.core.management import call_command
 from attempts.models import Attempt, Question, Result
 from attempts.services.attempts import submission_create
 from evaluation.models import EvaluationJob, JobTry
-from evaluation.sandbox.slots import BASE_UID, SLOT_COUNT
 from tests.factories import AttemptFactory
 from tests.processes import wait_for
 
@@ -94,9 +93,23 @@ long long sumOfList(const vector<long long>& numbers) {
 """
 
 
-def _compiling() -> bool:
-    found = subprocess.run(["ps", "-C", "cc1plus", "-o", "uid="], capture_output=True, text=True).stdout.split()
-    return any(BASE_UID <= int(uid) < BASE_UID + SLOT_COUNT for uid in found)
+def _descendants(pid: int) -> list[int]:
+    try:
+        children = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+    return children + [d for child in children for d in _descendants(child)]
+
+
+def _compiling_under(pid: int) -> bool:
+    """g++'s compiler proper is running in a box started by `pid` (not by anything else here)."""
+    for descendant in _descendants(pid):
+        try:
+            if Path(f"/proc/{descendant}/comm").read_text().strip() == "cc1plus":
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return False
 
 
 def test_worker_killed_during_a_cpp_compile_still_ends_in_exactly_one_result(workers, relay, assert_invariants):
@@ -105,8 +118,9 @@ def test_worker_killed_during_a_cpp_compile_still_ends_in_exactly_one_result(wor
     question = Question.objects.get(slug="sum-of-list")
     attempt = AttemptFactory(question=question)
     submission = submission_create(user=attempt.user, attempt_id=attempt.pk, answer=SLOW_TO_COMPILE, language="cpp")
-    wait_for(_compiling, timeout=60, interval=0.01, message="g++ compiling the answer in a box")
+    wait_for(lambda: len(worker.children()) == 1, timeout=30, message="the worker's child")
     (child,) = worker.children()
+    wait_for(lambda: _compiling_under(child), timeout=60, interval=0.01, message="g++ compiling the answer")
     os.kill(child, signal.SIGKILL)
     result = wait_for(lambda: Result.objects.filter(submission_id=submission.pk).first(), timeout=120)
     assert result.score == 100, result.feedback
