@@ -398,7 +398,8 @@ def test_the_answer_never_runs_without_its_seccomp_filter(mode, program, monkeyp
         return ended[-1]
 
     with monkeypatch.context() as patch, slots_watched(patch) as slots:
-        patch.setattr(launch, "prepared", lambda: dataclasses.replace(ready, seccomp_bpf=program))
+        filters = None if program is None else dict.fromkeys(ready.seccomp_bpf or {"python": b""}, program)
+        patch.setattr(launch, "prepared", lambda: dataclasses.replace(ready, seccomp_bpf=filters))
         patch.setattr(runner, "launch", spy)
         with pytest.raises(TransientEvaluationError):
             attack(mode, "return 1\n")
