@@ -147,11 +147,11 @@ CODING_TARGETS = {"python": 9.0, "javascript": 6.5, "java": 1.0, "cpp": 2.5, "go
 # Per language: (a)'s jobs per round and rounds, (b)'s measured submits; about a minute each
 # on 2 cores. --jobs, --rounds and --submits, when given, apply to every language.
 CODING_PLAN = {
-    "python": (400, 3, 100),
-    "javascript": (300, 3, 100),
+    "python": (1200, 3, 100),
+    "javascript": (500, 3, 100),
     "java": (40, 3, 30),
-    "cpp": (60, 3, 40),
-    "go": (60, 3, 50),
+    "cpp": (120, 3, 40),
+    "go": (200, 3, 50),
 }
 
 _redis = None
@@ -251,9 +251,10 @@ def enqueue_jobs(n: int, *, answer: str = ANSWER, language: str = "python", chun
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
         seeded = common.seed(
-            users=max(1, size // 50), attempts_per_user=50, prefix=f"p{uuid.uuid4().hex[:6]}", question=QUESTION
+            users=-(-size // 50), attempts_per_user=50, prefix=f"p{uuid.uuid4().hex[:6]}", question=QUESTION
         )
         attempt_ids = [a for _, a in seeded.pairs][:size]
+        assert len(attempt_ids) == size, f"seeded {len(attempt_ids)} attempts for {size} jobs"
         with transaction.atomic():
             attempts = list(Attempt.objects.filter(pk__in=attempt_ids).order_by("pk"))
             submissions = Submission.objects.bulk_create(
@@ -529,6 +530,11 @@ def latency_one(procs: common.Processes, args, language: str, submits: int, runn
                 result = view.get("result")
                 if result and result.get("submission_id") == data["submission_id"]:
                     break
+                for proc in running:
+                    if not proc.alive():
+                        raise common.BenchFailure(
+                            f"{proc.name} exited while submission {data['submission_id']} waited:\n{proc.tail()}"
+                        )
                 if time.perf_counter() - began > 30:
                     raise common.BenchFailure(f"no result for submission {data['submission_id']} in 30 s: {view}")
                 time.sleep(0.005)
