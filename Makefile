@@ -48,7 +48,7 @@ bench: $(STAMP)
 	@bash scripts/setup-system.sh --bench
 	@for b in $(filter-out %_settings.py %_urls.py,$(wildcard benchmarks/bench_*.py)); do \
 		echo "== $$b"; $(BIN)/python $$b || exit 1; done
-	@echo "== benchmarks/bench_pipeline.py --coding"; $(BIN)/python benchmarks/bench_pipeline.py --coding --jobs 400 --submits 100
+	@echo "== benchmarks/bench_pipeline.py --coding --languages python,javascript,java,cpp,go"; $(BIN)/python benchmarks/bench_pipeline.py --coding --languages python,javascript,java,cpp,go
 
 clean:
 	rm -rf $(VENV)
