@@ -194,7 +194,7 @@ def _cached(key: str) -> str | None:
     path = os.path.join(_compiled_dir(), key)
     try:
         os.utime(path)  # most recently used
-    except FileNotFoundError:
+    except OSError:  # not kept, or dropped: compile it
         return None
     return path
 
@@ -226,9 +226,14 @@ def _cache_store(host_dir: str, key: str) -> None:
         os.rename(host_dir, os.path.join(_compiled_dir(), key))
     except OSError:
         return  # another worker stored the same sources first
-    entries = sorted(os.scandir(_compiled_dir()), key=lambda entry: entry.stat(follow_symlinks=False).st_mtime)
-    for old in entries[:-CACHE_ENTRIES]:
-        shutil.rmtree(old.path, ignore_errors=True)
+    entries = []
+    for entry in os.scandir(_compiled_dir()):
+        try:
+            entries.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+        except FileNotFoundError:
+            continue  # another worker dropped it a moment ago
+    for _, path in sorted(entries)[:-CACHE_ENTRIES]:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @cache
@@ -369,7 +374,10 @@ def run_program(
                 language, layers, slot, program_dir, run_cpu, memory_mb, shown_line, hidden_line, len(tests_args)
             )
             if key is not None and cached is None:
-                _cache_store(host_dir, key)
+                try:
+                    _cache_store(host_dir, key)
+                except OSError as exc:  # keeping it is only a saving: never fail the answer for it
+                    logger.warning("%s: a compiled answer was not kept: %s", language.name, exc)
         finally:
             shutil.rmtree(host_dir, ignore_errors=True)
     run = harness_run_read(

@@ -10,6 +10,7 @@ import pytest
 from evaluation.evaluators.base import EvaluationRequest
 from evaluation.evaluators.code import MAX_SCORE, CodeRunnerEvaluator
 from evaluation.languages import LANGUAGES, language_available, signature_parse
+from evaluation.sandbox import programs
 from tests.questions.bank import BANK_DIR, bank_questions
 
 pytestmark = pytest.mark.nodb
@@ -83,3 +84,17 @@ def test_the_same_sources_compile_once_and_a_change_compiles_again(tmp_path):
     # A compile error is never kept: the same broken text compiles (and fails) again.
     broken = [evaluate("long long sumOfList(const vector<long long>& n) { return x; }\n") for _ in range(2)]
     assert [o.details["load_error"]["kind"] for o in broken] == ["compile", "compile"]
+
+
+def test_a_compiled_answer_that_cannot_be_kept_is_still_judged(monkeypatch, tmp_path):
+    # Keeping is only a saving: a full disk, or another worker dropping entries while this one
+    # prunes (seen once in 200 benchmark jobs), must never fail the answer.
+    not_a_folder = tmp_path / "compiled"
+    not_a_folder.write_text("")
+    monkeypatch.setattr(programs, "_compiled_dir", lambda: str(not_a_folder))
+    question = next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")
+    text = f"{reference_answer(question, 'go')}\n// {tmp_path.name}\n"
+    request = EvaluationRequest("sum-of-list", "coding", "", question["evaluation_spec"], text, language="go")
+    outcome = CodeRunnerEvaluator().evaluate(request)
+    assert outcome.score == MAX_SCORE
+    assert outcome.details["time"]["compile_cached"] is False and not_a_folder.is_file()
