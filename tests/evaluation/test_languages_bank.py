@@ -3,6 +3,7 @@ every test and the generated starter fails (it compiles and runs, and is wrong).
 
 from __future__ import annotations
 
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -68,9 +69,9 @@ def test_every_question_has_a_reference_in_every_language_and_no_other(language)
     assert files == slugs
 
 
-def test_the_same_sources_compile_once_and_a_change_compiles_again(tmp_path):
+def test_the_same_sources_compile_once_and_a_change_compiles_again():
     question = next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")
-    answer = reference_answer(question, "cpp") + f"\n// {tmp_path.name}\n"  # sources no earlier test compiled
+    answer = reference_answer(question, "cpp") + f"\n// {uuid.uuid4()}\n"  # sources never compiled before
 
     def evaluate(text):
         request = EvaluationRequest("sum-of-list", "coding", "", question["evaluation_spec"], text, language="cpp")
@@ -93,7 +94,7 @@ def test_a_compiled_answer_that_cannot_be_kept_is_still_judged(monkeypatch, tmp_
     not_a_folder.write_text("")
     monkeypatch.setattr(programs, "_compiled_dir", lambda: str(not_a_folder))
     question = next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")
-    text = f"{reference_answer(question, 'go')}\n// {tmp_path.name}\n"
+    text = f"{reference_answer(question, 'go')}\n// {uuid.uuid4()}\n"
     request = EvaluationRequest("sum-of-list", "coding", "", question["evaluation_spec"], text, language="go")
     outcome = CodeRunnerEvaluator().evaluate(request)
     assert outcome.score == MAX_SCORE
