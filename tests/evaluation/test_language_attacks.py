@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -34,8 +35,16 @@ def _spec() -> dict:
     return next(q for q in bank_questions("coding") if q["slug"] == "sum-of-list")["evaluation_spec"]
 
 
+REPOSITORY = str(Path(__file__).resolve().parents[2])
+
+
 def _answer(language: str, attack: str) -> str:
-    return importlib.import_module(f"tests.evaluation.attacks.{language}").ATTACKS[attack]
+    # The answers name the repository as /work/main; the attack reads this checkout's settings.
+    return (
+        importlib.import_module(f"tests.evaluation.attacks.{language}")
+        .ATTACKS[attack]
+        .replace("/work/main", REPOSITORY)
+    )
 
 
 def _box_processes() -> list[str]:
