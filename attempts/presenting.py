@@ -40,7 +40,7 @@ STOP_WORDS = {
 }
 
 # Details of a coding result that the tests table already shows; anything else is listed.
-SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode", "language")
+SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode", "language", "time")
 
 
 def status_word(status: str) -> str:
@@ -143,6 +143,8 @@ def time_words(time: Any) -> str | None:
         for key, verb in (("compile_ms", "compiled"), ("run_ms", "ran"))
         if isinstance(time.get(key), int | float) and not isinstance(time.get(key), bool)
     ]
+    if time.get("compile_cached") is True:  # the same text was compiled before: nothing to wait for
+        parts = ["compiled earlier", *parts[1:]]
     return ", ".join(parts) or None
 
 
@@ -182,6 +184,7 @@ def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
         "max_score": result.get("max_score"),
         "percent": percent(result.get("score"), result.get("max_score")),
         "language": language_words(details.get("language")),
+        "time": time_words(details.get("time")),
         "feedback": result.get("feedback") or "",
         "load_error": load_error_view(details.get("load_error")),
         "stopped": stopped_view(details.get("stopped")),

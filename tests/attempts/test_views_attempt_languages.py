@@ -9,6 +9,7 @@ import pytest
 
 from attempts import views_attempt
 from attempts.models import Result, Run, RunStatus, Submission, SubmissionStatus
+from attempts.presenting import result_view, time_words
 from attempts.selectors import runs as runs_selectors
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 
@@ -259,3 +260,21 @@ def test_a_runs_panel_without_the_workers_language_names_it_as_the_web_server_fi
     content = client.get(f"/runs/{run.pk}/panel/").content.decode()
     assert "Ran in Go 1.19.8</p>" in content
     assert "data-run-time" not in content
+
+
+def test_a_result_says_how_long_it_compiled_and_ran_and_when_the_same_code_was_compiled_before():
+    assert (
+        time_words({"compile_ms": 812.4, "run_ms": 45.2, "compile_cached": False}) == "compiled in 812 ms, ran in 45 ms"
+    )
+    assert time_words({"compile_ms": 0.0, "run_ms": 45.2, "compile_cached": True}) == "compiled earlier, ran in 45 ms"
+    assert time_words({"compile_ms": None, "run_ms": 20.4, "compile_cached": False}) == "ran in 20 ms"
+    details = {
+        "passed": 0,
+        "total": 0,
+        "tests": [],
+        "language": {"id": "java", "name": "Java", "version": "17.0.15"},
+        "time": {"compile_ms": 950.0, "run_ms": 130.0, "compile_cached": False},
+    }
+    view = result_view({"score": 0, "max_score": 100, "feedback": "", "details": details})
+    assert (view["language"], view["time"]) == ("Java 17.0.15", "compiled in 950 ms, ran in 130 ms")
+    assert view["others"] == []  # not repeated as raw JSON under "More details"
