@@ -117,7 +117,9 @@ def test_worker_killed_during_a_cpp_compile_still_ends_in_exactly_one_result(wor
     worker = workers(concurrency=1)
     question = Question.objects.get(slug="sum-of-list")
     attempt = AttemptFactory(question=question)
-    submission = submission_create(user=attempt.user, attempt_id=attempt.pk, answer=SLOW_TO_COMPILE, language="cpp")
+    # Text never compiled before: a compiled answer is kept by the hash of its sources.
+    answer = f"{SLOW_TO_COMPILE}// {uuid.uuid4()}\n"
+    submission = submission_create(user=attempt.user, attempt_id=attempt.pk, answer=answer, language="cpp")
     wait_for(lambda: len(worker.children()) == 1, timeout=30, message="the worker's child")
     (child,) = worker.children()
     wait_for(lambda: _compiling_under(child), timeout=60, interval=0.01, message="g++ compiling the answer")
