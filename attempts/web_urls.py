@@ -1,11 +1,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from attempts import views, views_attempt
+from attempts import views, views_attempt, views_staff
 from attempts.forms import LoginForm
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path(
+        "staff/attempts/<id:attempt_id>/cache-diff/",
+        views_staff.attempt_cache_diff_page,
+        name="staff-cache-diff",
+    ),
     path("register/", views.register, name="register"),
     path(
         "login/",

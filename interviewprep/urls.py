@@ -4,22 +4,16 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from attempts import views_staff
-from interviewprep import health, metrics_view
+# The apps' views are reached only through include() by name, so this module imports no app and
+# the project's package depends on none of them.
 
 handler404 = "interviewprep.api.not_found_problem"
 handler500 = "interviewprep.api.server_error_problem"
 
 urlpatterns = [
-    path("healthz", health.healthz, name="healthz"),
+    path("", include("evaluation.site_urls")),
     # Browsers ask for it on their own; pages name the SVG icon in their head.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
-    path("metrics", metrics_view.metrics, name="metrics"),
-    path(
-        "staff/attempts/<id:attempt_id>/cache-diff/",
-        views_staff.attempt_cache_diff_page,
-        name="staff-cache-diff",
-    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from this URL (?script) rather than
