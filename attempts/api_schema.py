@@ -103,6 +103,9 @@ class RanLanguageSerializer(serializers.Serializer):
 class RunTimeSerializer(serializers.Serializer):
     compile_ms = serializers.FloatField(allow_null=True, help_text="Compiling the answer; null for Python.")
     run_ms = serializers.FloatField(allow_null=True, help_text="Running the cases; null when it did not compile.")
+    compile_cached = serializers.BooleanField(
+        help_text="The same text was compiled before and that build was used (compile_ms is then 0)."
+    )
 
 
 class RunSerializer(RunAcceptedSerializer):

@@ -38,13 +38,17 @@ def run_language(run: Run, result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_time(result: dict[str, Any]) -> dict[str, float | None] | None:
-    """{"compile_ms", "run_ms"} of a finished run, as a submission's `details.time`; None before
-    then, or for a result recorded before workers reported it."""
+def run_time(result: dict[str, Any]) -> dict[str, Any] | None:
+    """{"compile_ms", "run_ms", "compile_cached"} of a finished run, as a submission's
+    `details.time`; None before then, or for a result recorded before workers reported it."""
     time = result.get("time")
     if not isinstance(time, dict):
         return None
-    return {"compile_ms": time.get("compile_ms"), "run_ms": time.get("run_ms")}
+    return {
+        "compile_ms": time.get("compile_ms"),
+        "run_ms": time.get("run_ms"),
+        "compile_cached": time.get("compile_cached") is True,
+    }
 
 
 def run_payload(run: Run) -> dict[str, Any]:
