@@ -42,7 +42,7 @@ from evaluation.sandbox.runner import (
     release_after,
     wall_limit_for,
 )
-from evaluation.sandbox.slots import slot_held, slot_uid
+from evaluation.sandbox.slots import owned_directory, slot_held, slot_uid
 
 logger = logging.getLogger(__name__)
 
@@ -73,15 +73,8 @@ class ProgramRun:
 
 def _scratch_root() -> str:
     """A directory of this user's that others may cross but not list, for the boxes' own."""
-    path = os.path.join("/var/tmp", f"interviewprep-box-{os.geteuid()}")  # noqa: S108 - checked below
-    try:
-        os.mkdir(path, 0o711)
-    except FileExistsError:
-        pass
-    info = os.lstat(path)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o066:
-        raise TransientEvaluationError(f"sandbox scratch directory {path} is not private")
-    return path
+    path = os.path.join("/var/tmp", f"interviewprep-box-{os.geteuid()}")  # noqa: S108 - checked there
+    return owned_directory(path, 0o711, "scratch directory")
 
 
 def _write_new(directory: str, name: str, text: str) -> None:

@@ -24,18 +24,23 @@ SLOT_COUNT = 64
 WAIT_FOR_SLOT_S = 10.0
 
 
-def _lock_dir() -> str:
-    """A directory only this user can write to, so nobody can plant the lock files."""
-    base = "/run" if os.geteuid() == 0 and os.path.isdir("/run") else tempfile.gettempdir()
-    path = os.path.join(base, f"interviewprep-sandbox-{os.geteuid()}")
+def owned_directory(path: str, mode: int, what: str) -> str:
+    """`path`, made with `mode` if missing; refused unless it is a real directory of this user's
+    that grants nobody more than `mode` does (so nothing in it was planted by someone else)."""
     try:
-        os.mkdir(path, 0o700)
+        os.mkdir(path, mode)
     except FileExistsError:
         pass
     info = os.lstat(path)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-        raise TransientEvaluationError(f"sandbox lock directory {path} is not private")
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o777 & ~mode:
+        raise TransientEvaluationError(f"sandbox {what} {path} is not private")
     return path
+
+
+def _lock_dir() -> str:
+    """A directory only this user can write to, so nobody can plant the lock files."""
+    base = "/run" if os.geteuid() == 0 and os.path.isdir("/run") else tempfile.gettempdir()
+    return owned_directory(os.path.join(base, f"interviewprep-sandbox-{os.geteuid()}"), 0o700, "lock directory")
 
 
 @contextmanager
