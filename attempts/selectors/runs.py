@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from attempts.models import Run, RunStatus
-from evaluation.languages import languages_status
+from evaluation.languages import language_about
 from interviewprep.errors import NotFound
 
 
@@ -30,12 +30,7 @@ def run_language(run: Run, result: dict[str, Any]) -> dict[str, Any]:
     ran = result.get("language")
     if isinstance(ran, dict) and isinstance(ran.get("id"), str):
         return {"id": ran["id"], "name": ran.get("name") or ran["id"], "version": ran.get("version")}
-    here = next((row for row in languages_status() if row["id"] == run.language), None)
-    return {
-        "id": run.language,
-        "name": here["name"] if here else run.language,
-        "version": here["version"] if here else None,
-    }
+    return language_about(run.language)
 
 
 def run_time(result: dict[str, Any]) -> dict[str, Any] | None:

@@ -39,7 +39,7 @@ from evaluation.evaluators.base import (
     EvaluationRequest,
     PermanentEvaluationError,
 )
-from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_versions, signature_parse
+from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_about, signature_parse
 from evaluation.languages.types import args_problem
 from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
 from evaluation.sandbox.programs import run_program
@@ -231,7 +231,7 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
     """One sandboxed run of `ordered` (shown cases first) in `language`."""
     if language not in LANGUAGES:
         raise PermanentEvaluationError(f"unknown language {language!r}")
-    about = {"id": language, "name": LANGUAGES[language].name, "version": language_versions().get(language)}
+    about = language_about(language)
     common: dict[str, Any] = {
         "tests_args": [case.args for case in ordered[:shown]],
         "hidden_args": [case.args for case in ordered[shown:]],

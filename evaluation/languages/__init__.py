@@ -44,6 +44,14 @@ def languages_status() -> list[dict[str, Any]]:
     ]
 
 
+def language_about(language_id: str) -> dict[str, Any]:
+    """{"id", "name", "version"}: what a result says ran, as this process finds its toolchain
+    (version None when it is missing; name the id for an id it does not know)."""
+    language = LANGUAGES.get(language_id)
+    version = language_versions().get(language_id)
+    return {"id": language_id, "name": language.name if language else language_id, "version": version}
+
+
 def language_get(language_id: str) -> Language:
     """The language, or KeyError."""
     return LANGUAGES[language_id]
@@ -66,6 +74,7 @@ __all__ = [
     "Signature",
     "SignatureError",
     "encode_tests",
+    "language_about",
     "language_available",
     "language_get",
     "language_versions",

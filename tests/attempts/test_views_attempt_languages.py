@@ -10,7 +10,7 @@ import pytest
 from attempts import views_attempt
 from attempts.models import Result, Run, RunStatus, Submission, SubmissionStatus
 from attempts.presenting import result_view, time_words
-from attempts.selectors import runs as runs_selectors
+from evaluation.languages import language_versions
 from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 
 KEY = re.compile(r'name="idempotency_key" value="([^"]+)"')
@@ -39,8 +39,9 @@ def candidate(client, db):
 @pytest.fixture
 def languages(monkeypatch):
     monkeypatch.setattr(views_attempt, "question_starter_codes", lambda *, question: dict(STARTERS))
-    monkeypatch.setattr(views_attempt, "languages_status", lambda: [dict(row) for row in LANGUAGES])
-    monkeypatch.setattr(runs_selectors, "languages_status", lambda: [dict(row) for row in LANGUAGES])
+    # The toolchains as this web process finds them: Java missing.
+    for row in LANGUAGES:
+        monkeypatch.setitem(language_versions(), row["id"], row["version"])
 
 
 def coding_attempt(user):
