@@ -23,8 +23,7 @@ from attempts.forms import SubmissionForm, idempotency_key_new
 from attempts.models import AttemptStatus, Question, QuestionKind
 from attempts.presenting import examples_view, queue_words, result_view, run_view, status_word
 from attempts.selectors.attempts import (
-    attempt_draft_get_for_user,
-    attempt_editor_text_for_user,
+    attempt_editor_texts_for_user,
     attempt_get_for_user,
     submission_list_for_attempt,
     submission_payloads,
@@ -35,7 +34,7 @@ from attempts.services.admission import evaluation_degraded
 from attempts.services.attempts import submission_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.views_common import redirect_once
-from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, languages_status
+from evaluation.languages import LANGUAGES, languages_status
 from interviewprep.errors import AnswerTooLarge, IdempotencyKeyReused, InvalidInput, NotFound, Overloaded
 from interviewprep.notify import read_until
 
@@ -145,26 +144,6 @@ def _editor_languages(starters: dict[str, str]) -> list[dict]:
     return [{**row, "mode": LANGUAGES[row["id"]].ace_mode} for row in languages_status() if row["id"] in starters]
 
 
-def _editor_texts(
-    request: HttpRequest, attempt_id: int, starters: dict[str, str]
-) -> tuple[str, dict[str, str], datetime | None]:
-    """The language the editor opens in, the text each language opens with when it has one of its
-    own, and when the draft shown was saved. The opening language's text follows the rule of
-    `attempt_editor_text_for_user` (its draft when newer than the latest submission, else that
-    submission's answer, in the submission's language); every other language opens on its draft,
-    and a language without one on its starter."""
-    drafts = attempt_draft_get_for_user(user=request.user, attempt_id=attempt_id)
-    shown = attempt_editor_text_for_user(user=request.user, attempt_id=attempt_id)
-    texts = {language: text for language, text in drafts["answers"].items() if text and language in starters}
-    language = shown.language
-    if shown.text is not None:
-        texts[language] = shown.text
-    if starters and language not in starters:
-        # A language this question has no starter for (one stored before signatures): its own.
-        language = DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in starters else next(iter(starters))
-    return language, texts, shown.saved_at
-
-
 def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | None = None) -> dict:
     """What the live panel shows: status, result and history, all from one read of the attempt.
     The latest submission's row takes the attempt's status, so the panel and the table agree."""
@@ -217,7 +196,8 @@ def _attempt_page(
     question = _attempt_question(context["attempt"]["question_id"])
     coding = question is not None and question.kind == QuestionKind.CODING
     starters = question_starter_codes(question=question) if question else {}
-    saved_language, texts, draft_saved_at = _editor_texts(request, attempt_id, starters)
+    editor = attempt_editor_texts_for_user(user=request.user, attempt_id=attempt_id, starters=starters)
+    saved_language, texts, draft_saved_at = editor.language, editor.texts, editor.saved_at
     # A refused form post comes back in the language it was sent in, with its text.
     if language not in starters:
         language = saved_language

@@ -110,16 +110,19 @@ def attempt_draft_saved_payload(attempt: Attempt) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class EditorText:
-    text: str | None  # None: nothing saved or submitted yet (the page shows the starter code)
-    saved_at: datetime | None  # when the draft shown was saved, None when it is not a draft
-    language: str = DEFAULT_LANGUAGE  # the language of the text (or of the starter code to show)
+class EditorTexts:
+    language: str  # the language the editor opens in
+    texts: dict[str, str]  # the text each language opens with when it has one of its own
+    saved_at: datetime | None  # when the opening text was saved as a draft, None when it is not one
 
 
-def attempt_editor_text_for_user(*, user, attempt_id: int) -> EditorText:
-    """The text the editor opens with: the saved draft of the attempt's language when it is newer
-    than the latest submission (it follows the candidate to another device), else that
-    submission's answer, in its language."""
+def attempt_editor_texts_for_user(*, user, attempt_id: int, starters: dict[str, str]) -> EditorTexts:
+    """What the editor opens with, in one read. The opening language's text is the saved draft
+    of the attempt's language when it is newer than the latest submission (it follows the
+    candidate to another device), else that submission's answer, in its language; every other
+    language of `starters` opens on its draft, and one without a draft on its starter (the page's
+    part). A language the question has no starter for (one stored before signatures) gives way
+    to Python's, or the first."""
     attempt = (
         Attempt.objects.filter(pk=attempt_id, user=user)
         .select_related("latest_submission")
@@ -135,14 +138,19 @@ def attempt_editor_text_for_user(*, user, attempt_id: int) -> EditorText:
     )
     if attempt is None:
         raise NotFound(f"There is no attempt {attempt_id}.")
+    texts = {language: text for language, text in attempt.drafts.items() if text and language in starters}
     latest = attempt.latest_submission
+    language, saved_at = attempt.language, None
     draft = attempt.drafts.get(attempt.language)
     if (
         draft is not None
         and attempt.draft_saved_at is not None
         and (latest is None or attempt.draft_saved_at > latest.created_at)
     ):
-        return EditorText(text=draft, saved_at=attempt.draft_saved_at, language=attempt.language)
-    if latest is not None:
-        return EditorText(text=latest.answer, saved_at=None, language=latest.language)
-    return EditorText(text=None, saved_at=None, language=attempt.language)
+        texts[language], saved_at = draft, attempt.draft_saved_at
+    elif latest is not None:
+        language = latest.language
+        texts[language] = latest.answer
+    if starters and language not in starters:
+        language = DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in starters else next(iter(starters))
+    return EditorTexts(language, texts, saved_at)
