@@ -177,8 +177,15 @@
     return texts[language] !== saved[language] || serverLanguage !== language ? language : undefined;
   }
 
+  // "saved" once every language's text is on the server and the attempt's language is this one;
+  // "pending" or "saving" otherwise (read by the browser tests, and by anyone inspecting the page).
+  function draftState(state) {
+    draftStatus.setAttribute("data-draft-state", state);
+  }
+
   function changed() {
     showError("");
+    draftState("pending");
     window.clearTimeout(draftTimer);
     draftTimer = window.setTimeout(saveDraft, 800);
   }
@@ -189,15 +196,20 @@
 
   function saveDraft() {
     if (saving) {
+      draftState("pending");
       draftTimer = window.setTimeout(saveDraft, 400);
       return;
     }
     var which = unsaved();
-    if (which === undefined) return;
+    if (which === undefined) {
+      draftState("saved");
+      return;
+    }
     var value = texts[which];
     var data = { answer: value };
     if (which) data.language = which;
     saving = true;
+    draftState("saving");
     setDraftStatus("Saving draft…");
     sendJson("PUT", form.getAttribute("data-draft-url"), data)
       .then(function (result) {
@@ -206,15 +218,23 @@
           if (which) serverLanguage = which;
           var at = new Date(result.body.saved_at || Date.now());
           setDraftStatus("Draft saved " + at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
-          if (unsaved() !== undefined) draftTimer = window.setTimeout(saveDraft, 0);
+          if (unsaved() !== undefined) {
+            draftState("pending");
+            draftTimer = window.setTimeout(saveDraft, 0);
+          } else {
+            draftState("saved");
+          }
         } else if (result.response.status === 413) {
+          draftState("pending");
           setDraftStatus("Draft not saved: it is over 64 KiB.");
         } else {
+          draftState("pending");
           setDraftStatus("Draft not saved yet; retrying.");
           draftTimer = window.setTimeout(saveDraft, 5000);
         }
       })
       .catch(function () {
+        draftState("pending");
         setDraftStatus("Offline: draft not saved yet; retrying.");
         draftTimer = window.setTimeout(saveDraft, 5000);
       })

@@ -83,6 +83,9 @@ def test_switch_to_javascript_run_submit_and_every_languages_text_is_kept(candid
         attempt = Attempt.objects.get(pk=attempt_id)
         return attempt.language == "javascript" and attempt.drafts == {"python": PYTHON_TEXT, "javascript": JAVASCRIPT}
 
+    # The page saves the language left, then the one picked, one request at a time: a state on
+    # the way (JavaScript's draft saved before Python's) must not count as the end.
+    page.locator("[data-draft-state=saved]").wait_for()
     wait_for(saved, timeout=10, message="both drafts saved and JavaScript the attempt's language")
     page.reload()
     page.wait_for_selector(".ace_editor")
