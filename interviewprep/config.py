@@ -52,7 +52,12 @@ class Config:
     remote_model: dict | None
     log_level: str
 
+    @property
+    def broker_is_redis(self) -> bool:
+        return urlsplit(self.broker_url).scheme in REDIS_SCHEMES
 
+
+REDIS_SCHEMES = frozenset({"redis", "rediss", "unix"})
 DEV_SECRET_KEY = "insecure-local-development-key-change-me-in-production"  # noqa: S105
 # What `check --deploy` asks of a secret key (security.W009), refused at start instead.
 _SECRET_KEY_MIN_LENGTH = 50
@@ -204,7 +209,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     redis_url, redis_db = _redis_url(env, "REDIS_URL", "redis://127.0.0.1:6379/0")
     state_redis_url = _with_db(redis_url, redis_db + 1)
     broker_url = env.get("CELERY_BROKER_URL") or state_redis_url
-    if urlsplit(broker_url).scheme not in {"redis", "rediss", "unix", "amqp", "pyamqp"}:
+    if urlsplit(broker_url).scheme not in REDIS_SCHEMES | {"amqp", "pyamqp"}:
         raise ConfigError(f"CELERY_BROKER_URL={broker_url!r} must be a redis:// or amqp:// URL")
     debug = _bool(env, "DEBUG", False)
     production = _bool(env, "INTERVIEWPREP_PRODUCTION", False)

@@ -29,7 +29,7 @@ import psycopg
 import redis
 from psycopg import sql
 
-from interviewprep.config import ConfigError, parse_database_url
+from interviewprep.config import REDIS_SCHEMES, ConfigError, parse_database_url
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/interviewprep"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -546,7 +546,7 @@ def _decide_redis(
                 say(f"--embedded: ignoring {name}={redact(value)}")
     else:
         if broker:
-            if urlsplit(broker).scheme in {"redis", "rediss", "unix"}:
+            if urlsplit(broker).scheme in REDIS_SCHEMES:
                 try:
                     check_redis(broker)
                 except ServiceError as exc:

@@ -226,6 +226,8 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: the traps of this stack (docs/architecture.md), each handled here.
 CELERY_BROKER_URL = CONFIG.broker_url
+# A Redis broker's failed ack must not hold its prefetch slot for good (interviewprep/broker.py).
+CELERY_BROKER_TRANSPORT = "interviewprep.broker:Transport" if CONFIG.broker_is_redis else None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
