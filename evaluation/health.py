@@ -1,5 +1,6 @@
 """GET /healthz: database, Redis and broker, each checked for real with a short timeout; the
-sandbox's mode and each language's toolchain version are information, never a failure."""
+sweeper's last pass and every worker's liveness (evaluation/jobs/liveness.py); the sandbox's
+mode and each language's toolchain version are information, never a failure."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
+from evaluation.jobs.liveness import sweeper_state, workers_state
 from evaluation.languages import language_versions
+from evaluation.queue_depths import queue_depths
 from evaluation.sandbox import current_mode
 
 
@@ -38,6 +41,38 @@ def _check_broker() -> str:
     return "ok"
 
 
+def liveness(depths: dict[str, int]) -> dict:
+    """Whether the sweeper and the workers do their part. Shown, never a 503: a load balancer
+    reads the status code of this web process, and must not drop every web for a stalled worker."""
+    sweeper = sweeper_state()
+    if sweeper.age_seconds is None:
+        sweeper_status = "never: no pass recorded (is the relay running?)"
+    elif sweeper.overdue:
+        sweeper_status = f"overdue: last pass {sweeper.age_seconds:.0f} s ago (is the relay running?)"
+    else:
+        sweeper_status = "ok"
+    workers = workers_state(depths=depths)
+    stalled = [w.name for w in workers if w.stalled]
+    return {
+        "status": "ok" if sweeper_status == "ok" and not stalled else "degraded",
+        "sweeper": {
+            "status": sweeper_status,
+            "last_pass_age_s": None if sweeper.age_seconds is None else round(sweeper.age_seconds, 1),
+        },
+        "workers": [
+            {
+                "name": w.name,
+                "queues": list(w.queues),
+                "status": w.describe(),
+                "idle_s": round(w.idle_seconds, 1),
+                "beat_age_s": round(w.beat_age_seconds, 1),
+            }
+            for w in workers
+        ],
+        "stalled": stalled,
+    }
+
+
 CHECKS = {"database": _check_database, "redis": _check_redis, "broker": _check_broker}
 
 
@@ -54,6 +89,9 @@ def healthz(request):
         timings[name] = round((time.perf_counter() - started) * 1000, 1)
     failed = [name for name, value in checks.items() if value != "ok"]
     body = {"status": "ok" if not failed else "error", "checks": checks, "timings_ms": timings}
+    if "database" not in failed:
+        # A broker that does not answer leaves the depths unknown: no worker is called stalled.
+        body["liveness"] = liveness({} if "broker" in failed else queue_depths())
     body["sandbox"] = current_mode()
     # Asked once per process; a missing toolchain (null) only refuses answers in that language.
     body["languages"] = dict(language_versions())

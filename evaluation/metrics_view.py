@@ -10,27 +10,23 @@ rather than failing the scrape.
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlsplit
 
-import redis
-from django.conf import settings
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
-from kombu import Connection
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, Metric, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from evaluation.jobs.liveness import sweeper_state, workers_state
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
+from evaluation.queue_depths import queue_depths
 
 logger = logging.getLogger(__name__)
 
-QUEUES = ("evaluate", "run", "generate", "ops")
-BROKER_TIMEOUT = 0.5
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
 JOBS_HELP = "Jobs by kind and status."
@@ -52,44 +48,6 @@ def _allowed(request: HttpRequest) -> bool:
     except AuthenticationFailed:
         return False
     return found is not None and bool(found[0].is_staff)
-
-
-def _redis_queue_depths(url: str) -> dict[str, int]:
-    from kombu.transport.redis import PRIORITY_STEPS, Channel
-
-    client = redis.Redis.from_url(url, socket_timeout=BROKER_TIMEOUT, socket_connect_timeout=BROKER_TIMEOUT)
-    try:
-        pipe = client.pipeline(transaction=False)
-        for queue in QUEUES:
-            # Kombu keeps one list per priority step; step 0 is the queue's own name.
-            for step in PRIORITY_STEPS:
-                pipe.llen(f"{queue}{Channel.sep}{step}" if step else queue)
-        sizes = pipe.execute()
-    finally:
-        client.close()
-    per_queue = len(PRIORITY_STEPS)
-    return {queue: int(sum(sizes[i * per_queue : (i + 1) * per_queue])) for i, queue in enumerate(QUEUES)}
-
-
-def _amqp_queue_depths(url: str) -> dict[str, int]:
-    depths: dict[str, int] = {}
-    with Connection(url, connect_timeout=BROKER_TIMEOUT) as conn:
-        channel = conn.default_channel
-        for queue in QUEUES:
-            _, count, _ = channel.queue_declare(queue=queue, passive=True)
-            depths[queue] = int(count)
-    return depths
-
-
-def queue_depths() -> dict[str, int]:
-    url = settings.CELERY_BROKER_URL
-    try:
-        if urlsplit(url).scheme in {"redis", "rediss", "unix"}:
-            return _redis_queue_depths(url)
-        return _amqp_queue_depths(url)
-    except Exception as exc:  # noqa: BLE001 - any broker failure is shown as -1, never a failed scrape
-        logger.warning("queue depth unavailable", extra={"error": f"{type(exc).__name__}: {exc}"})
-        return dict.fromkeys(QUEUES, -1)
 
 
 def database_gauges() -> list[Gauge]:
@@ -122,6 +80,26 @@ def database_gauges() -> list[Gauge]:
     return gauges
 
 
+def liveness_gauges(depths: dict[str, int]) -> list[Gauge]:
+    sweeper = sweeper_state()
+    workers = workers_state(depths=depths)
+    return [
+        (
+            "interviewprep_sweeper_last_pass_age_seconds",
+            {},
+            -1 if sweeper.age_seconds is None else sweeper.age_seconds,
+            "Seconds since the sweeper's last pass (-1: none yet); alert above twice SWEEP_INTERVAL.",
+        ),
+        ("interviewprep_workers_alive", {}, len(workers), "Workers that reported within WORKER_STALL_AFTER."),
+        (
+            "interviewprep_workers_stalled",
+            {},
+            sum(1 for worker in workers if worker.stalled),
+            "Workers with room and messages waiting that took none for longer than WORKER_STALL_AFTER.",
+        ),
+    ]
+
+
 class MultiProcessCounters:
     """Every process's counters and histograms, merged by prometheus_client's MultiProcessCollector.
     A folder it cannot read gives none and sets `up` False instead of failing the scrape: the
@@ -146,11 +124,13 @@ class ScrapeGauges:
         self.counters = counters
 
     def collect(self) -> list[Metric]:
+        depths = queue_depths()
         gauges: list[Gauge] = [
             ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP)
-            for queue, depth in queue_depths().items()
+            for queue, depth in depths.items()
         ]
         gauges.extend(database_gauges())
+        gauges.extend(liveness_gauges(depths))
         gauges.append(("interviewprep_metrics_store_up", {}, 1 if self.counters.up else 0, STORE_UP_HELP))
         families: dict[str, GaugeMetricFamily] = {}
         for name, labels, value, help_text in gauges:

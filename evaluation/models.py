@@ -131,3 +131,28 @@ class DeadLetter(models.Model):
 
     def __str__(self) -> str:
         return f"dead letter {self.pk} (job {self.job_id})"
+
+
+class ProcessBeat(models.Model):
+    """A process's own word that it does its part, read by /healthz, /metrics and the audit: the
+    sweeper after every pass, each worker on a timer (whether it had room, when it last took a job)."""
+
+    class Role(models.TextChoices):
+        SWEEPER = "sweeper", "Sweeper"
+        WORKER = "worker", "Worker"
+
+    # "sweeper" (one row, whichever relay swept last), or a worker's "<hostname>:<pid>".
+    name = models.CharField(max_length=200, primary_key=True)
+    role = models.CharField(max_length=20, choices=Role.choices)
+    queues = models.CharField(max_length=200, blank=True)  # a worker's, comma-separated
+    beat_at = models.DateTimeField()
+    # A worker's: since when it has had a free child (null while every child is busy), and the
+    # last time it took a job (or started). Work waiting past both for too long means it stalled.
+    room_since = models.DateTimeField(null=True, blank=True)
+    took_job_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["role", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.name} at {self.beat_at:%H:%M:%S}"

@@ -48,6 +48,7 @@ class Config:
     retry_max_delay: float
     sweep_interval: int
     stale_job_after: int
+    worker_stall_after: float  # a worker with room and messages waiting that takes none this long has stalled
     idempotency_ttl_hours: int
     remote_model: dict | None
     log_level: str
@@ -261,6 +262,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         retry_base_delay=_float(env, "RETRY_BASE_DELAY", 2.0, minimum=0.01),
         retry_max_delay=_float(env, "RETRY_MAX_DELAY", 300.0, minimum=0.01),
         sweep_interval=sweep_interval,
+        worker_stall_after=_float(env, "WORKER_STALL_AFTER", 60.0, minimum=1.0),
         # A running job's heartbeat older than this is dead: its worker cannot still be inside
         # the hard time limit, and two sweeps have had their chance.
         stale_job_after=_int(env, "STALE_JOB_AFTER", job_time_limit + 2 * sweep_interval, minimum=1),

@@ -241,7 +241,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = max(1, CONFIG.job_time_limit - 5)
 CELERY_TASK_DEFAULT_QUEUE = "evaluate"
 CELERY_TASK_CREATE_MISSING_QUEUES = True
 # Jobs are published to their handler's queue by the outbox; periodic tasks name theirs.
-CELERY_TASK_ROUTES = {"evaluation.tasks.sweep_stale_jobs": {"queue": "ops"}, "attempts.tasks.*": {"queue": "ops"}}
+CELERY_TASK_ROUTES = {"attempts.tasks.*": {"queue": "ops"}}
 # Messages unacknowledged past the visibility timeout are delivered again: keep it far above the
 # hard time limit (no countdowns or ETAs are ever published: retries wait in the outbox).
 _VISIBILITY_TIMEOUT = max(3600, CONFIG.job_time_limit * 10)
@@ -269,11 +269,6 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_WORKER_SEND_TASK_EVENTS = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stale-jobs": {
-        "task": "evaluation.tasks.sweep_stale_jobs",
-        "schedule": float(CONFIG.sweep_interval),
-        "options": {"queue": "ops", "expires": CONFIG.sweep_interval},
-    },
     "purge-idempotency-keys": {
         "task": "attempts.tasks.purge_idempotency_keys",
         "schedule": 3600.0,

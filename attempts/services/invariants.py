@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from evaluation.jobs import lease_timeout
+from evaluation.jobs import lease_timeout, sweep_allowance
 
 
 @dataclass
@@ -92,7 +91,8 @@ CHECKS: list[tuple[str, str, str]] = [
     ),
     (
         "no_running_job_without_heartbeat",
-        "no job is running with a heartbeat older than the sweeper's threshold",
+        "no job is running with a heartbeat older than the sweeper's threshold plus its interval"
+        " (before that, the sweeper's next pass repairs it)",
         """
         SELECT j.id AS job_id, j.heartbeat_at, j.tries
         FROM evaluation_evaluationjob j
@@ -125,7 +125,7 @@ CHECKS: list[tuple[str, str, str]] = [
 def invariants_check(*, outbox_bound_seconds: float = 60.0) -> list[Violation]:
     now = timezone.now()
     params = {
-        "stale_before": now - timedelta(seconds=max(settings.CONFIG.stale_job_after, lease_timeout())),
+        "stale_before": now - timedelta(seconds=max(sweep_allowance(), lease_timeout())),
         "outbox_before": now - timedelta(seconds=outbox_bound_seconds),
     }
     violations: list[Violation] = []

@@ -5,6 +5,7 @@ a handler (`register_handler`), and apps reach the machinery only through the na
 from evaluation.jobs.claim import lease_timeout
 from evaluation.jobs.enqueue import job_enqueue, jobs_waiting
 from evaluation.jobs.errors import PermanentJobError, TransientJobError
+from evaluation.jobs.liveness import sweep_allowance
 from evaluation.jobs.queue import QueuePosition, job_queue_position
 from evaluation.jobs.registry import JobHandler, register_handler
 from evaluation.jobs.run import job_run
@@ -25,4 +26,5 @@ __all__ = [
     "jobs_waiting",
     "lease_timeout",
     "register_handler",
+    "sweep_allowance",
 ]

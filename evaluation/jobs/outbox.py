@@ -1,6 +1,6 @@
 """The transactional outbox: a message row written with its job, published after commit.
 
-One road to the broker: the relay process. The transaction that writes a row also sends a
+One road to the broker: the relay process (evaluation/jobs/relay.py). The transaction that writes a row also sends a
 NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once and publishes the
 row, or learns when to wake for a row due later (a retry); a poll every `interval` catches
 whatever it missed (it was down, the broker was). Rows are claimed with SKIP LOCKED, so several
@@ -10,10 +10,9 @@ relays publish each row once. Delivery is at least once; the claim's compare-and
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import datetime
 
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -86,45 +85,3 @@ def outbox_publish(*, limit: int = 200) -> int:
         raise OutboxPublishFailed(f"{len(rows)} rows left for later: {type(failure).__name__}: {failure}") from failure
     metrics.incr("interviewprep_outbox_published_total", amount=len(rows))
     return len(rows)
-
-
-def _seconds_until_next_due(ceiling: float) -> float:
-    due = (
-        Outbox.objects.filter(published_at__isnull=True).order_by("available_at").values_list("available_at", flat=True)
-    ).first()
-    if due is None:
-        return ceiling
-    return min(ceiling, max(0.0, (due - timezone.now()).total_seconds()))
-
-
-def outbox_relay_loop(*, interval: float = 1.0, stop: threading.Event | None = None) -> None:
-    """The relay process: publish what is due, then sleep until a NOTIFY, the next retry's
-    time, or `interval` (which bounds how long a row missed while the broker was down waits)."""
-    stop = stop or threading.Event()
-    listening_on = None
-    backoff = interval
-    while not stop.is_set():
-        try:
-            close_old_connections()
-            connection.ensure_connection()
-            if connection.connection is not listening_on:
-                with connection.cursor() as cursor:
-                    cursor.execute(f"LISTEN {CHANNEL}")
-                listening_on = connection.connection
-            while outbox_publish() and not stop.is_set():
-                pass
-            # Woken by a commit's NOTIFY; those that arrived together are taken in one go.
-            for _ in connection.connection.notifies(timeout=_seconds_until_next_due(interval), stop_after=1):
-                pass
-            list(connection.connection.notifies(timeout=0))
-            backoff = interval
-        except OutboxPublishFailed as exc:
-            logger.warning("outbox publish failed; trying again later", extra={"error": str(exc)})
-            stop.wait(backoff)
-            backoff = min(backoff * 2, 10.0)
-        except Exception:  # noqa: BLE001 - the database down: wait and try again
-            logger.exception("relay pass failed")
-            listening_on = None
-            connection.close()
-            stop.wait(backoff)
-            backoff = min(backoff * 2, 10.0)

@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluation.jobs.enqueue import job_enqueue
+from evaluation.jobs.liveness import beats_forget_gone, sweeper_beat_record
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.outcomes import end_abandoned_tries
 from evaluation.jobs.registry import handler_for
@@ -52,11 +53,15 @@ def sweep_one_stale_job(*, now=None) -> int | None:
 
 
 def jobs_sweep(*, limit: int = 10_000) -> int:
+    """One pass of the sweeper: every stuck job sent again, then the pass recorded (read by
+    /healthz and /metrics, so a sweeper that stopped shows)."""
     swept = 0
     while swept < limit and sweep_one_stale_job() is not None:
         swept += 1
     if swept:
         metrics.incr("interviewprep_jobs_swept_total", amount=swept)
+    beats_forget_gone()
+    sweeper_beat_record()
     return swept
 
 

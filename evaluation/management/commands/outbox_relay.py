@@ -3,11 +3,15 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from evaluation.jobs.outbox import outbox_publish, outbox_relay_loop
+from evaluation.jobs.outbox import outbox_publish
+from evaluation.jobs.relay import outbox_relay_loop
 
 
 class Command(BaseCommand):
-    help = "Publish outbox rows to the broker as their transactions commit, and retries as they come due."
+    help = (
+        "Publish outbox rows to the broker as their transactions commit, and retries as they come due;"
+        " send stuck jobs again every SWEEP_INTERVAL."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=float, default=1.0, help="longest sleep between passes, in seconds")

@@ -1,0 +1,52 @@
+"""Messages waiting in the broker, per queue: read by /metrics and by /healthz's worker check."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from django.conf import settings
+from kombu import Connection
+
+logger = logging.getLogger(__name__)
+
+QUEUES = ("evaluate", "run", "generate", "ops")
+BROKER_TIMEOUT = 0.5
+
+
+def _redis_queue_depths(url: str) -> dict[str, int]:
+    from kombu.transport.redis import PRIORITY_STEPS, Channel
+
+    client = redis.Redis.from_url(url, socket_timeout=BROKER_TIMEOUT, socket_connect_timeout=BROKER_TIMEOUT)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for queue in QUEUES:
+            # Kombu keeps one list per priority step; step 0 is the queue's own name.
+            for step in PRIORITY_STEPS:
+                pipe.llen(f"{queue}{Channel.sep}{step}" if step else queue)
+        sizes = pipe.execute()
+    finally:
+        client.close()
+    per_queue = len(PRIORITY_STEPS)
+    return {queue: int(sum(sizes[i * per_queue : (i + 1) * per_queue])) for i, queue in enumerate(QUEUES)}
+
+
+def _amqp_queue_depths(url: str) -> dict[str, int]:
+    depths: dict[str, int] = {}
+    with Connection(url, connect_timeout=BROKER_TIMEOUT) as conn:
+        channel = conn.default_channel
+        for queue in QUEUES:
+            _, count, _ = channel.queue_declare(queue=queue, passive=True)
+            depths[queue] = int(count)
+    return depths
+
+
+def queue_depths() -> dict[str, int]:
+    url = settings.CELERY_BROKER_URL
+    try:
+        if settings.CONFIG.broker_is_redis:
+            return _redis_queue_depths(url)
+        return _amqp_queue_depths(url)
+    except Exception as exc:  # noqa: BLE001 - any broker failure is shown as -1, never a failed scrape
+        logger.warning("queue depth unavailable", extra={"error": f"{type(exc).__name__}: {exc}"})
+        return dict.fromkeys(QUEUES, -1)
