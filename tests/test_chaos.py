@@ -8,17 +8,11 @@ import pytest
 
 from tests import processes
 
-# Known product bugs the drill found and that are not fixed yet (interviewprep/chaos/known.py):
-# counted apart so that this test keeps catching everything else. Remove one once it is fixed.
-TOLERATED = ["db-cut-dead-letters", "worker-stops-consuming"]
-
 
 @pytest.mark.chaos
 @pytest.mark.timeout(300)
 def test_short_chaos_drill_breaks_no_invariant():
     command = [sys.executable, "-m", "interviewprep.chaos", "--short", "--database-url", processes.test_database_url()]
-    for issue in TOLERATED:
-        command += ["--tolerate", issue]
     done = subprocess.run(command, cwd=processes.ROOT, capture_output=True, text=True, timeout=280)
     report = done.stdout[-8000:] + done.stderr[-3000:]
     assert done.returncode == 0, report

@@ -18,8 +18,7 @@ from interviewprep.chaos.schedule import plan_round
 from interviewprep.chaos.services import DEFAULT_SERVER_URL, ChaosSetupError, Postgres
 from interviewprep.chaos.setup import question_pool, template_create
 
-# Seeds 1987 and 1988 plan every kind of fault between them, a crash_before_commit worker among
-# them, and no broker pause long enough to meet the worker-stops-consuming bug (known.py).
+# Seeds 1987 and 1988 plan every kind of fault between them, a crash_before_commit worker among them.
 SHORT = {"runs": 2, "first_seed": 1987, "candidates": 3, "duration": 6.0, "faults": "3-4", "web_workers": 2}
 NORMAL = {"runs": 20, "first_seed": None, "candidates": 6, "duration": 20.0, "faults": "3-6", "web_workers": None}
 

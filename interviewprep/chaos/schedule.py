@@ -29,8 +29,8 @@ _DOWN_SECONDS = {
     "worker-kill": (0.0, 2.0),
     "relay-kill": (0.0, 3.0),
     "beat-kill": (0.0, 3.0),
-    "redis-pause": (0.5, 4.0),
-    "broker-pause": (0.5, 3.0),
+    "redis-pause": (0.5, 5.0),
+    "broker-pause": (0.5, 5.0),
     "broker-restart": (0.2, 3.0),
 }
 
