@@ -126,8 +126,7 @@ class ScrapeGauges:
     def collect(self) -> list[Metric]:
         depths = queue_depths()
         gauges: list[Gauge] = [
-            ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP)
-            for queue, depth in depths.items()
+            ("interviewprep_queue_depth", {"queue": queue}, depth, QUEUE_DEPTH_HELP) for queue, depth in depths.items()
         ]
         gauges.extend(database_gauges())
         gauges.extend(liveness_gauges(depths))
