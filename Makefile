@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint drills chaos bench setup-system clean
 
+# Test processes for `make test` (pytest-xdist): the suite mostly waits on the processes it
+# starts, so more than the cores. PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 3
+
 $(STAMP): pyproject.toml package-lock.json
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	@bash scripts/setup-system.sh --node
@@ -26,7 +30,7 @@ test: $(STAMP)
 	@bash scripts/setup-system.sh --browser
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/pytest -m "not drill" $(PYTEST_ARGS)
+	$(BIN)/pytest -m "not drill" -n $(PYTEST_WORKERS) --dist loadgroup --durations=10 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,6 +4,19 @@ import pytest
 import redis
 from django.conf import settings
 
+# The tests that take longest start first, so that under pytest-xdist (`make test`) none of them
+# begins last and holds the run open alone: the 2,000-job drain, the chaos drill, the run
+# command, then the browser.
+_START_FIRST = ("tests/evaluation/test_drain.py", "tests/test_chaos.py", "tests/test_run_command.py", "tests/browser/")
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((i for i, prefix in enumerate(_START_FIRST) if path.startswith(prefix)), len(_START_FIRST))
+
+    items.sort(key=rank)  # stable: the rest keep their order
+
 
 @pytest.fixture
 def state_redis():

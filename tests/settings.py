@@ -1,18 +1,33 @@
 """Test settings: the real services, on Redis databases of their own so nothing collides with a
-running app. Override any of these from the environment (helpers and CI shards do)."""
+running app or with another test process. Override any of these from the environment."""
 
 import os
 import tempfile
 
-# This session's own metrics folder, set before prometheus_client is first imported; the worker
-# processes the tests start inherit it. A folder an app run uses is never written to or emptied.
-if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswith("ip-test-metrics-"):
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ip-test-metrics-")
+# pytest-xdist's worker ("gw0", "gw1", ...), or none in a plain run; each has its own test
+# database (pytest-django adds the suffix), Redis databases and metrics folder.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_index = int(WORKER[2:]) if WORKER.startswith("gw") else 0
+# A pair per test process (cache, then locks and broker): never 0/1 (`make run`), 6/7 (the run
+# command's tests) or 12 to 15 (the benchmarks).
+_REDIS_PAIRS = ((10, 11), (8, 9), (2, 3), (4, 5))
+if _index >= len(_REDIS_PAIRS):
+    raise RuntimeError(f"at most {len(_REDIS_PAIRS)} test processes at once (pytest -n): each needs Redis databases")
+
+# This process's own metrics folder, set before prometheus_client is first imported; the worker
+# processes the tests start inherit it. A folder an app run, or another test process, uses is
+# never written to or emptied.
+_METRICS_PREFIX = f"ip-test-metrics-{WORKER or 'main'}-"
+if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswith(_METRICS_PREFIX):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix=_METRICS_PREFIX)
     from tests.metrics_helpers import own_the_folder
 
     own_the_folder()
 
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/10")
+# A REDIS_URL given from outside is kept; the one this file picks is per test process. The first
+# process remembers which it was, since pytest-xdist's workers inherit its environment.
+os.environ.setdefault("IP_TEST_REDIS_URL_GIVEN", os.environ.get("REDIS_URL", ""))
+os.environ["REDIS_URL"] = os.environ["IP_TEST_REDIS_URL_GIVEN"] or f"redis://127.0.0.1:6379/{_REDIS_PAIRS[_index][0]}"
 os.environ.setdefault("SUBMIT_RATE", "off")
 os.environ.setdefault("RUN_RATE", "off")
 # Creating a run answers 202 at once: most tests have no worker to wait for.

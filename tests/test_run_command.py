@@ -32,6 +32,9 @@ START_TIMEOUT = 90
 STOP_TIMEOUT = 60
 MACHINE_DATABASE = "ip_runcmd"
 MACHINE_REDIS_URL = "redis://127.0.0.1:6379/6"
+# One machine database, Redis database and embedded servers for the module: its tests run in
+# one test process, one after another, under pytest-xdist too.
+pytestmark = pytest.mark.xdist_group("run-command")
 
 
 def _free_port() -> int:

@@ -49,7 +49,7 @@ LEGAL = [
     (model, source, target)
     for model, table in TABLES.items()
     for source, targets in table.items()
-    for target in targets
+    for target in sorted(targets)  # a set: sorted, so every test process collects the same order
     if source != target
 ]
 

@@ -1,7 +1,5 @@
 """A broker paused long enough that a worker's acknowledgement fails: the worker consumes again."""
 
-import time
-
 import pytest
 
 from attempts.models import Result

@@ -11,7 +11,7 @@ from interviewprep.errors import IllegalTransition
 from tests.metrics_helpers import counter_value
 
 ILLEGAL = [(a, b) for a, b in itertools.product(JobStatus.values, repeat=2) if not job_move_is_legal(a, b)]
-LEGAL = [(a, b) for a, targets in JOB_MOVES.items() for b in targets]
+LEGAL = [(a, b) for a, targets in JOB_MOVES.items() for b in sorted(targets)]  # sorted: one order in every process
 
 
 def _job(status: str) -> EvaluationJob:

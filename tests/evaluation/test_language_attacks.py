@@ -6,15 +6,13 @@ nothing of the box is left running and the next answer is scored normally."""
 from __future__ import annotations
 
 import importlib
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from evaluation.evaluators.code import code_run
 from evaluation.languages import LANGUAGES
-from evaluation.sandbox.slots import BASE_UID, SLOT_COUNT
-from tests.processes import wait_for
+from tests.evaluation.sandbox_helpers import slots_watched
 from tests.questions.bank import bank_questions
 
 pytestmark = pytest.mark.nodb
@@ -47,22 +45,19 @@ def _answer(language: str, attack: str) -> str:
     )
 
 
-def _box_processes() -> list[str]:
-    found = subprocess.run(["ps", "-e", "-o", "uid=,pid=,comm="], capture_output=True, text=True, check=True).stdout
-    return [line for line in found.splitlines() if BASE_UID <= int(line.split()[0]) < BASE_UID + SLOT_COUNT]
-
-
 @pytest.mark.parametrize("attack", ATTACKS)
 @pytest.mark.parametrize("language", list(LANGUAGES))
-def test_attack_is_blocked_and_bounded(language, attack):
-    ran = code_run(spec=_spec(), answer=_answer(language, attack), inputs=[[[1, 2]]], language=language)
+def test_attack_is_blocked_and_bounded(language, attack, monkeypatch):
+    with monkeypatch.context() as patch, slots_watched(patch) as slots:
+        ran = code_run(spec=_spec(), answer=_answer(language, attack), inputs=[[[1, 2]]], language=language)
     assert ran["load_error"] is None, ran["load_error"]
     (case,) = ran["cases"]
     assert case["outcome"] in BOUNDED.get(attack, BLOCKED), case
     if case["outcome"] == "ran":
         assert case["got"] == "0", f"{attack} got through in {language}: {case}"
-    # A box killed on its deadline is gone moments after its run returns, never later.
-    wait_for(lambda: _box_processes() == [], timeout=10, message="no process of a box left")
+    # A box killed on its deadline is gone moments after its run ends, never later: looked at
+    # under its own slot's uid while the slot is still held, so other runs cannot be counted.
+    assert slots and all(slot["left"] in ([], None) for slot in slots), slots
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

@@ -6,13 +6,11 @@ with short limits so the whole file stays quick.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import resource
 import textwrap
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +18,8 @@ import pytest
 import evaluation.sandbox.launch as launch
 import evaluation.sandbox.runner as runner
 from evaluation.evaluators.base import TransientEvaluationError
-from evaluation.sandbox import HarnessRun, current_mode, run_harness
-from evaluation.sandbox.slots import slot_uid
-from tests.evaluation.sandbox_helpers import assert_normal_submission_scores, sandbox_modes
-from tests.processes import wait_for
+from evaluation.sandbox import HarnessRun, run_harness
+from tests.evaluation.sandbox_helpers import assert_normal_submission_scores, sandbox_modes, slots_watched
 
 pytestmark = [pytest.mark.nodb, pytest.mark.parametrize("mode", sandbox_modes())]
 
@@ -230,47 +226,6 @@ def test_a_gigabyte_of_output_is_cut_off(mode):
     raw = attack(mode, "import os\nchunk = b'x' * 65536\nwhile True:\n    os.write(1, chunk)\n")
     assert raw.tests[0] is None and raw.ended == "output", raw
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024
-
-
-def _processes_of(uid: int) -> list[str]:
-    """Live processes with `uid` among their ids, as "pid name"."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if status["State"].split()[0] not in ("Z", "X") and uid in map(int, status["Uid"].split()):
-            found.append(f"{entry.name} {status['Name'].strip()}")
-    return found
-
-
-@contextlib.contextmanager
-def slots_watched(patch: pytest.MonkeyPatch) -> Iterator[list[dict]]:
-    """Record each run's sandbox slot, and what still runs under its uid once the run is over,
-    looked at while the slot is still held (so no other run can be using that uid)."""
-    current_mode()  # probed now if it must be, so the probe's own run is not among them
-    real = launch.slot_held
-    seen: list[dict] = []
-
-    @contextlib.contextmanager
-    def watched() -> Iterator[int]:
-        with real() as slot:
-            record: dict = {"slot": slot, "left": None}
-            seen.append(record)
-            yield slot
-            if os.geteuid() == 0:  # only then does the box run under the slot's own uid
-                uid = slot_uid(slot)
-                try:  # a SIGKILLed process takes a moment to be gone; one that escaped stays
-                    wait_for(lambda: not _processes_of(uid), timeout=30)
-                except AssertionError:
-                    pass
-                record["left"] = _processes_of(uid)
-
-    patch.setattr(launch, "slot_held", watched)
-    yield seen
 
 
 def test_double_fork_with_setsid_leaves_no_orphan(mode, monkeypatch):
