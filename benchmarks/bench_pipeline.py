@@ -243,10 +243,13 @@ def unique(answer: str, language: str, n: int) -> str:
     return f"{answer.rstrip()}\n{LANGUAGES[language].comment} benchmark job {n}\n"
 
 
-def enqueue_jobs(n: int, *, answer: str = ANSWER, language: str = "python", chunk: int = 2000) -> list[int]:
+def enqueue_jobs(
+    n: int, *, answer: str = ANSWER, language: str = "python", chunk: int = 2000, publish: bool = True
+) -> list[int]:
     """`n` evaluate jobs on `n` fresh attempts (one each, so none supersedes another) with
-    `answer` in `language`, left as a submit leaves them, then published by the relay's code.
-    Returns the job ids."""
+    `answer` in `language`, left as a submit leaves them, then published by the relay's code
+    (or, with `publish=False`, without outbox rows: for jobs run in this process). Returns the
+    job ids."""
     from django.conf import settings
     from django.db import transaction
     from django.utils import timezone
@@ -297,13 +300,43 @@ def enqueue_jobs(n: int, *, answer: str = ANSWER, language: str = "python", chun
                 ]
             )
             now = timezone.now()
-            Outbox.objects.bulk_create(
-                [Outbox(job=j, queue="evaluate", task_name=TASK_NAME, available_at=now) for j in jobs]
-            )
+            if publish:
+                Outbox.objects.bulk_create(
+                    [Outbox(job=j, queue="evaluate", task_name=TASK_NAME, available_at=now) for j in jobs]
+                )
         job_ids.extend(j.pk for j in jobs)
-    while outbox_publish(limit=500):
+    while publish and outbox_publish(limit=500):
         pass
     return job_ids
+
+
+def cost_per_job(n: int = 50) -> dict[str, float]:
+    """SQL statements (BEGIN and COMMIT left out) and CPU milliseconds of one instant job, run
+    in this process by `job_run` as a worker's child runs it: statements counted on one sample
+    of `n` jobs, CPU timed on another without the counting (which adds its own cost). The CPU is
+    this process's only, not PostgreSQL's."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from evaluation.jobs import job_run
+    from evaluation.models import EvaluationJob
+
+    def run(job_ids: list[int]) -> None:
+        for job_id, subject_id in EvaluationJob.objects.filter(pk__in=job_ids).values_list("pk", "subject_id"):
+            outcome = job_run(job_id=job_id, worker="bench:in-process", kind="evaluate", subject_id=subject_id)
+            if outcome != "succeeded":
+                raise common.BenchFailure(f"in-process job {job_id}: {outcome}")
+
+    counted = enqueue_jobs(n, publish=False)
+    with CaptureQueriesContext(connection) as ctx:
+        run(counted)
+    statements = sum(1 for q in ctx.captured_queries if q["sql"] not in ("BEGIN", "COMMIT"))
+    timed = enqueue_jobs(n, publish=False)
+    began = time.process_time()
+    run(timed)
+    cpu = time.process_time() - began
+    # Less the one query that lists the sample, which is no job's.
+    return {"statements": (statements - 1) / n, "cpu_ms": cpu * 1000 / n}
 
 
 def enqueue_noops(n: int, run: str) -> None:
@@ -435,9 +468,13 @@ def part_a(procs: common.Processes, args) -> dict[str, float] | None:
     print(f"   worker: {' '.join(common.procfile_command('worker')[1:])} --include {THIS_MODULE}")
     common.print_table(["task", "round", "jobs", "first-to-last s", "per second", "per second incl. start"], rows)
     ratio = common.median(ratios)
+    with common.phase("(a) cost of one instant job, in process"):
+        cost = cost_per_job()
     print(
         f"\nevaluations / no-op = {ratio:.3f} (per round: {', '.join(f'{r:.2f}' for r in ratios)})  "
-        f"target >= {TARGET_RATIO}  {common.verdict(ratio >= TARGET_RATIO)}"
+        f"target >= {TARGET_RATIO}  {common.verdict(ratio >= TARGET_RATIO)}  "
+        f"[{cost['statements']:.1f} SQL statements per job (BEGIN/COMMIT not counted), "
+        f"{cost['cpu_ms']:.2f} ms CPU per job in job_run]"
     )
     return None
 

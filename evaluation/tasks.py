@@ -18,9 +18,11 @@ from interviewprep.celery import app
 
 
 @shared_task(name="evaluation.tasks.run_job", bind=True)
-def run_job(self, job_id: int) -> str:
-    # The pid tells staff (and drills) which child of which worker ran a try.
-    return job_run(job_id=job_id, worker=f"{self.request.hostname or 'unknown'}:{os.getpid()}")
+def run_job(self, job_id: int, kind: str | None = None, subject_id: int | None = None) -> str:
+    # The pid tells staff (and drills) which child of which worker ran a try. Messages published
+    # before kind and subject_id were sent carry the id alone.
+    worker = f"{self.request.hostname or 'unknown'}:{os.getpid()}"
+    return job_run(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
 
 
 logger = logging.getLogger(__name__)

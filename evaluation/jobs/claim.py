@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -10,13 +11,17 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.outcomes import dead_letter, end_abandoned_tries, finish
 from evaluation.jobs.registry import handler_for
-from evaluation.jobs.transitions import job_transition
+from evaluation.jobs.transitions import job_transition_if
 from evaluation.models import FINAL_JOB_STATUSES, EvaluationJob, JobStatus, JobTry, Outbox
+
+logger = logging.getLogger(__name__)
 
 
 def lease_timeout() -> float:
@@ -43,27 +48,35 @@ class Claim:
         return f"job:{self.job_id}:try:{self.tries}"
 
 
-def _is_claimable(job: EvaluationJob, now) -> bool:
-    if job.status in (JobStatus.PENDING, JobStatus.QUEUED):
-        return True
-    if job.status == JobStatus.RETRYING:
-        return job.next_retry_at is None or job.next_retry_at <= now
-    if job.status == JobStatus.RUNNING:
-        return job.heartbeat_at is None or job.heartbeat_at < now - timedelta(seconds=lease_timeout())
-    return False
+def claimable(now) -> Q:
+    """The one rule of which jobs a run may claim now: waiting ones, retries that are due, and
+    running ones whose heartbeat stopped (a takeover)."""
+    stale = now - timedelta(seconds=lease_timeout())
+    return (
+        Q(status__in=(JobStatus.PENDING, JobStatus.QUEUED))
+        | Q(status=JobStatus.RETRYING) & (Q(next_retry_at__isnull=True) | Q(next_retry_at__lte=now))
+        | Q(status=JobStatus.RUNNING) & (Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=stale))
+    )
 
 
-def job_claim(*, job_id: int, worker: str) -> Claim | None:
+CLAIMED_FROM = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING, JobStatus.RUNNING)
+
+
+def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: int | None = None) -> Claim | None:
     """Claim the job for this run, or None when there is nothing to do now.
 
-    One transaction: the handler locks the subject, then the job's row is locked; the decision
-    is made on the locked rows; the run gets a fresh lease token and the subject moves to
-    processing.
+    One transaction: the handler locks the subject, then one compare-and-swap moves the job to
+    running with a fresh lease token if `claimable` and tries are left (the UPDATE locks the row
+    and re-checks its WHERE on the latest version, so the decision is made on the locked row);
+    the subject moves to processing. Only when the swap finds nothing is the row read, to learn
+    why. `kind` and `subject_id` come with the message; an older message without them costs
+    one read.
     """
-    found = EvaluationJob.objects.filter(pk=job_id).values_list("kind", "subject_id").first()
-    if found is None:
-        return None
-    kind, subject_id = found
+    if kind is None or subject_id is None:
+        found = EvaluationJob.objects.filter(pk=job_id).values_list("kind", "subject_id").first()
+        if found is None:
+            return None
+        kind, subject_id = found
     handler = handler_for(kind)
     now = timezone.now()
     with transaction.atomic():
@@ -72,52 +85,79 @@ def job_claim(*, job_id: int, worker: str) -> Claim | None:
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
         subject = handler.lock(subject_id)
-        job = EvaluationJob.objects.select_for_update().filter(pk=job_id).first()
-        if job is None or job.status in FINAL_JOB_STATUSES:
-            return None
-        if not _is_claimable(job, now):
-            if job.status == JobStatus.RUNNING:
-                _recheck_later(job)
-            return None
-        if job.status == JobStatus.RUNNING:
-            end_abandoned_tries(job, "heartbeat stopped (worker died or hung)")
-        reason = handler.discard_reason(subject)
-        if reason:
-            finish(job, JobStatus.DISCARDED, reason=reason)
-            return None
-        if job.tries >= job.max_tries:
-            dead_letter(
-                job,
-                subject,
-                error=f"gave up after {job.tries} tries; the last one never finished "
-                f"(its worker died or was killed). Last error: {job.last_error or 'none'}",
-            )
-            return None
         token = uuid.uuid4()
-        job_transition(
-            job,
-            JobStatus.RUNNING,
-            tries=job.tries + 1,
-            lease_token=token,
-            heartbeat_at=now,
-            next_retry_at=None,
-            started_at=job.started_at or now,
-        )
+        moved = None
+        if handler.discard_reason(subject) is None:
+            moved = job_transition_if(
+                job_id=job_id,
+                # The message's kind and subject must be the row's: the subject locked is the job's.
+                where=claimable(now) & Q(kind=kind, subject_id=subject_id, tries__lt=F("max_tries")),
+                from_statuses=CLAIMED_FROM,
+                to=JobStatus.RUNNING,
+                returning=("tries", "created_at"),
+                tries=F("tries") + 1,
+                lease_token=token,
+                heartbeat_at=now,
+                next_retry_at=None,
+                started_at=Coalesce(F("started_at"), Value(now)),
+            )
+        if moved is None:
+            _not_claimed(job_id, subject, now)
+            return None
+        tries, created_at = moved
+        if tries > 1:
+            # A takeover: the silent run's try is over, and it counted. (A first try has none.)
+            end_abandoned_tries(job_id, "heartbeat stopped (worker died or hung)")
         job_try = JobTry.objects.create(
-            job=job, number=job.tries, lease_token=token, worker=worker[:200], started_at=now
+            job_id=job_id, number=tries, lease_token=token, worker=worker[:200], started_at=now
         )
         claim = Claim(
-            job_id=job.pk,
+            job_id=job_id,
             kind=kind,
             subject_id=subject_id,
             token=token,
             try_id=job_try.pk,
-            tries=job.tries,
+            tries=tries,
             lock_key=handler.lock_key(subject),
-            created_at=job.created_at,
+            created_at=created_at,
         )
         claim.work = handler.start(subject, actor=claim.actor, try_number=claim.tries)
     return claim
+
+
+def _not_claimed(job_id: int, subject: Any, now) -> None:
+    """The swap found nothing to claim: read the locked row (with the same rule's verdict) to
+    learn why, and act on it: a live run to look at later, a discard, or no tries left."""
+    job = (
+        EvaluationJob.objects.select_for_update()
+        .annotate(is_claimable=ExpressionWrapper(claimable(now), output_field=BooleanField()))
+        .filter(pk=job_id)
+        .first()
+    )
+    if job is None or job.status in FINAL_JOB_STATUSES:
+        return
+    if not job.is_claimable:
+        if job.status == JobStatus.RUNNING:
+            _recheck_later(job)
+        return
+    if job.status == JobStatus.RUNNING:
+        end_abandoned_tries(job.pk, "heartbeat stopped (worker died or hung)")
+    handler = handler_for(job.kind)
+    reason = handler.discard_reason(subject)
+    if reason:
+        finish(job, JobStatus.DISCARDED, reason=reason)
+        return
+    if job.tries >= job.max_tries:
+        dead_letter(
+            job,
+            subject,
+            error=f"gave up after {job.tries} tries; the last one never finished "
+            f"(its worker died or was killed). Last error: {job.last_error or 'none'}",
+        )
+        return
+    # Claimable, not discarded, tries left, yet the swap missed: the message named another
+    # kind or subject than the row. Nothing to do for it.
+    logger.warning("job message does not match its row", extra={"job_id": job.pk})
 
 
 def _recheck_later(job: EvaluationJob) -> None:

@@ -44,6 +44,8 @@ def _send(row: Outbox, producer) -> None:
     app.send_task(
         row.task_name,
         args=[row.job_id],
+        # What the claim would otherwise read first; a job's kind and subject never change.
+        kwargs={"kind": row.job.kind, "subject_id": row.job.subject_id},
         queue=row.queue,
         task_id=f"job-{row.job_id}-msg-{row.pk}",
         producer=producer,
@@ -62,7 +64,9 @@ def outbox_publish(*, limit: int = 200) -> int:
     failure: Exception | None = None
     with transaction.atomic():
         rows = list(
-            Outbox.objects.select_for_update(skip_locked=True)
+            Outbox.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("job")
+            .only("job_id", "queue", "task_name", "job__kind", "job__subject_id")
             .filter(published_at__isnull=True, available_at__lte=timezone.now())
             .order_by("available_at", "id")[:limit]
         )

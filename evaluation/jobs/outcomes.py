@@ -1,9 +1,11 @@
 """How a try ends: the outcome written under the fence, a retry, a dead letter.
 
 The fence: every outcome is written in one transaction that takes the subject's locks (through
-its handler), then the job's, and checks that the lease token is still the run's own; a run
-that lost its lease changes nothing. Every path takes the subject's locks before the job's, so
-no two of them deadlock.
+its handler), then the job's, and checks that the lease token is still the run's own (`_held`);
+a run that lost its lease changes nothing. Every path takes the subject's locks before the
+job's, so no two of them deadlock. A success moves the job with one compare-and-swap on `_held`
+as the transaction's last statement: its row count is the fence, and a miss rolls back what
+the handler wrote.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.registry import handler_for
-from evaluation.jobs.transitions import job_transition
+from evaluation.jobs.transitions import job_transition, job_transition_if
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry
 from interviewprep import metrics
 
@@ -41,19 +44,36 @@ def end_try(claim: Claim, outcome: str, error: str = "") -> None:
     )
 
 
-def end_abandoned_tries(job: EvaluationJob, error: str) -> None:
+def end_abandoned_tries(job: EvaluationJob | int, error: str) -> None:
     """A run that went silent (killed, paused): its try is over, and it counted."""
     JobTry.objects.filter(job=job, outcome=Outcome.RUNNING).update(
         outcome=Outcome.ABANDONED, finished_at=timezone.now(), error=error
     )
 
 
-def finish(job: EvaluationJob, status: str, *, reason: str = "", **changes: Any) -> None:
+def _finished(kind: str, status: str, created_at, reason: str) -> dict[str, Any]:
+    """The fields a finished job gets, and its count once the finish commits."""
     now = timezone.now()
-    job_transition(job, status, lease_token=None, finished_at=now, discard_reason=reason[:200], **changes)
-    latency = (now - job.created_at).total_seconds()
-    kind = job.kind
+    latency = (now - created_at).total_seconds()
     transaction.on_commit(lambda: _count_finished(kind, status, latency))
+    return {"lease_token": None, "finished_at": now, "discard_reason": reason[:200]}
+
+
+def finish(job: EvaluationJob, status: str, *, reason: str = "", **changes: Any) -> None:
+    """A locked job row finishes."""
+    job_transition(job, status, **_finished(job.kind, status, job.created_at, reason), **changes)
+
+
+def _finish_fenced(claim: Claim, status: str, *, reason: str = "") -> bool:
+    """The run's job finishes if the run still holds its lease; False, and nothing written, if not."""
+    moved = job_transition_if(
+        job_id=claim.job_id,
+        where=_held(claim),
+        from_statuses=(JobStatus.RUNNING,),
+        to=status,
+        **_finished(claim.kind, status, claim.created_at, reason),
+    )
+    return moved is not None
 
 
 def _count_finished(kind: str, status: str, latency: float) -> None:
@@ -86,44 +106,61 @@ def dead_letter(job: EvaluationJob, subject: Any, *, error: str, tb: str = "") -
     logger.error("job dead-lettered", extra={"job_id": job.pk, "tries": job.tries, "error": error[:300]})
 
 
+def _held(claim: Claim) -> Q:
+    """The fence's one rule: the job is still running under this run's lease token."""
+    return Q(pk=claim.job_id, lease_token=claim.token, status=JobStatus.RUNNING)
+
+
 def _fenced(claim: Claim) -> tuple[Any, EvaluationJob | None]:
     """Inside a transaction: the subject locked by its handler, then the job; the job only if
-    this run still holds its lease."""
+    this run still holds its lease. For the paths that need the job's row (a retry, a dead letter)."""
     subject = handler_for(claim.kind).lock(claim.subject_id)
-    job = EvaluationJob.objects.select_for_update().get(pk=claim.job_id)
-    if job.lease_token != claim.token or job.status != JobStatus.RUNNING:
-        return subject, None
+    job = EvaluationJob.objects.select_for_update().filter(_held(claim)).first()
     return subject, job
+
+
+class _LeaseLost(Exception):
+    """Raised inside the outcome's transaction to roll back what the handler wrote."""
 
 
 def job_record(claim: Claim, output: Any) -> str:
     """Write the run's outcome through its handler, fenced; refused for a lost lease, and
-    discarded when the handler says so or the database already holds one."""
+    discarded when the handler says so or the database already holds one.
+
+    The handler writes first, under the subject's locks; the job's compare-and-swap comes last,
+    so the job's row is locked after the subject's as everywhere. A run that lost its lease
+    only wastes those writes: the miss rolls them back."""
     handler = handler_for(claim.kind)
     try:
         with transaction.atomic():
-            subject, job = _fenced(claim)
-            if job is None:
-                end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
-                return "lost_lease"
+            subject = handler.lock(claim.subject_id)
             reason = handler.record(subject, output, actor=claim.actor)
-            if reason:
-                end_try(claim, Outcome.DISCARDED, reason)
-                finish(job, JobStatus.DISCARDED, reason=reason)
-                return "discarded"
-            end_try(claim, Outcome.SUCCEEDED)
-            finish(job, JobStatus.SUCCEEDED)
-            transaction.on_commit(lambda: handler.recorded(subject))
+            end_try(claim, Outcome.DISCARDED if reason else Outcome.SUCCEEDED, reason or "")
+            if not _finish_fenced(claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, reason=reason or ""):
+                raise _LeaseLost
+            if not reason:
+                transaction.on_commit(lambda: handler.recorded(subject))
+    except _LeaseLost:
+        end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
+        return "lost_lease"
     except IntegrityError:
         # The subject has its one outcome already (a unique constraint said so).
+        return _discard_duplicate(claim)
+    return "discarded" if reason else "succeeded"
+
+
+def _discard_duplicate(claim: Claim) -> str:
+    reason = "the outcome was already recorded"
+    try:
         with transaction.atomic():
-            _, job = _fenced(claim)
-            if job is None:
-                return "lost_lease"
-            end_try(claim, Outcome.DISCARDED, "the outcome was already recorded")
-            finish(job, JobStatus.DISCARDED, reason="the outcome was already recorded")
-        return "discarded"
-    return "succeeded"
+            handler_for(claim.kind).lock(claim.subject_id)
+            end_try(claim, Outcome.DISCARDED, reason)
+            if not _finish_fenced(claim, JobStatus.DISCARDED, reason=reason):
+                raise _LeaseLost
+    except _LeaseLost:
+        end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
+        return "lost_lease"
+    return "discarded"
 
 
 def retry_delay(tries: int, retry_after: float | None = None) -> float:

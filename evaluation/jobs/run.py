@@ -26,9 +26,9 @@ from evaluation.jobs.registry import handler_for
 logger = logging.getLogger(__name__)
 
 
-def _claim(job_id: int, worker: str):
+def _claim(job_id: int, worker: str, kind: str | None, subject_id: int | None):
     try:
-        return job_claim(job_id=job_id, worker=worker)
+        return job_claim(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
     except (OperationalError, InterfaceError):
         if connection.in_atomic_block:
             raise
@@ -37,12 +37,13 @@ def _claim(job_id: int, worker: str):
         # answer was lost is seen as running and left alone): one more try on a new connection.
         logger.warning("database connection lost before the claim; reconnecting", extra={"job_id": job_id})
         connection.close()
-        return job_claim(job_id=job_id, worker=worker)
+        return job_claim(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
 
 
-def job_run(*, job_id: int, worker: str) -> str:
-    """Returns what happened, for logs and tests."""
-    claim = _claim(job_id, worker)
+def job_run(*, job_id: int, worker: str, kind: str | None = None, subject_id: int | None = None) -> str:
+    """Returns what happened, for logs and tests. `kind` and `subject_id` come with the message
+    (an older message has only the id, and the claim reads them)."""
+    claim = _claim(job_id, worker, kind, subject_id)
     if claim is None:
         return "skipped"
     lock = SubjectLock(claim.lock_key, str(claim.token), ttl_seconds=lease_timeout())

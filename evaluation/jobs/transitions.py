@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.db import connection
+from django.db.models import Q
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from evaluation.models import EvaluationJob, JobStatus
@@ -32,27 +35,58 @@ def job_move_is_legal(from_status: str, to_status: str) -> bool:
     return to_status in JOB_MOVES.get(from_status, set())
 
 
+def _refuse_illegal(job_id: int, from_status: str, to: str) -> None:
+    if job_move_is_legal(from_status, to):
+        return
+    metrics.incr("interviewprep_invalid_transitions_total", {"entity": "job", "from": from_status, "to": to})
+    logger.warning(
+        "illegal transition refused", extra={"entity": "job", "object_id": job_id, "from": from_status, "to": to}
+    )
+    raise IllegalTransition(
+        f"job {job_id} cannot go from {from_status} to {to}",
+        entity="job",
+        object_id=job_id,
+        from_status=from_status,
+        to_status=to,
+    )
+
+
 def job_transition(job: EvaluationJob, to: str, **changes: Any) -> None:
     """Move a locked job row to `to`, with the other fields in `changes`, in one save.
 
     An illegal move is counted, logged and refused with IllegalTransition, which rolls the
     caller's transaction back."""
-    if not job_move_is_legal(job.status, to):
-        metrics.incr("interviewprep_invalid_transitions_total", {"entity": "job", "from": job.status, "to": to})
-        logger.warning(
-            "illegal transition refused", extra={"entity": "job", "object_id": job.pk, "from": job.status, "to": to}
-        )
-        raise IllegalTransition(
-            f"job {job.pk} cannot go from {job.status} to {to}",
-            entity="job",
-            object_id=job.pk,
-            from_status=job.status,
-            to_status=to,
-        )
+    _refuse_illegal(job.pk, job.status, to)
     job.status = to
     for field, value in changes.items():
         setattr(job, field, value)
     job.save(update_fields=["status", "updated_at", *changes])
+
+
+def job_transition_if(
+    *, job_id: int, where: Q, from_statuses: tuple[str, ...], to: str, returning: tuple[str, ...] = (), **changes: Any
+) -> tuple | None:
+    """Compare-and-swap: move the job to `to` only if its row, as the UPDATE finds it (locked,
+    re-read after any concurrent write), is in `from_statuses` and matches `where`. One statement;
+    the `returning` fields as the move left them, or None when the row did not qualify.
+
+    Every move in `from_statuses` must be legal: the check is made on the statuses the statement
+    admits, since the row is never read before it is moved."""
+    for from_status in from_statuses:
+        _refuse_illegal(job_id, from_status, to)
+    queryset = EvaluationJob.objects.filter(where, pk=job_id, status__in=from_statuses)
+    query = queryset.query.chain(UpdateQuery)
+    query.add_update_values({"status": to, "updated_at": timezone.now(), **changes})
+    compiler = query.get_compiler(queryset.db)
+    compiler.pre_sql_setup()
+    statement, params = compiler.as_sql()
+    # RETURNING is what QuerySet.update() cannot give: the claim learns the try's number here
+    # rather than by reading the row first.
+    columns = ", ".join(connection.ops.quote_name(EvaluationJob._meta.get_field(f).column) for f in ("id", *returning))
+    with connection.cursor() as cursor:
+        cursor.execute(f"{statement} RETURNING {columns}", params)
+        row = cursor.fetchone()
+    return None if row is None else tuple(row[1:])
 
 
 def jobs_mark_published(job_ids: list[int]) -> None:
