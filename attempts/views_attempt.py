@@ -7,6 +7,7 @@ which wait for a change without holding a worker thread.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from asgiref.sync import sync_to_async
@@ -16,9 +17,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from attempts.apis import RunCreateApi
 from attempts.forms import SubmissionForm, idempotency_key_new
 from attempts.models import AttemptStatus, Question, QuestionKind
 from attempts.presenting import examples_view, queue_words, result_view, run_view, status_word
@@ -286,3 +289,24 @@ async def run_panel_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
         lambda response: response.status_code != 200 or response.done,
         timeout=wait,
     )
+
+
+_run_create = RunCreateApi.as_waiting_view()
+
+
+async def run_create_panel(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """Create a run exactly as `POST /api/v1/attempts/{id}/runs/` does (its checks, its wait for
+    the cases) and answer with the run's panel, drawn from that answer's own payload: the page
+    draws the cases without a second request. A refusal stays the API's problem document."""
+    request.META["HTTP_ACCEPT"] = "application/json"  # what this view asks of the API, whatever the page accepts
+    response = await _run_create(request, attempt_id=attempt_id)
+    if response.status_code not in (200, 202):
+        return response
+    if hasattr(response, "render"):
+        response.render()  # the API's 202 is a DRF response, rendered once the view returns
+    panel = render_to_string("attempts/_run.html", {"run": run_view(json.loads(response.content))})
+    return HttpResponse(panel, status=response.status_code)
+
+
+# CSRF is the API view's business, as for the API itself: DRF checks it for a session user.
+run_create_panel.csrf_exempt = True

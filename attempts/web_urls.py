@@ -26,6 +26,7 @@ urlpatterns = [
     path("attempts/", views.attempts, name="attempts"),
     path("attempts/<id:attempt_id>/", views_attempt.attempt_detail, name="attempt"),
     path("attempts/<id:attempt_id>/live/", views_attempt.attempt_live_fragment, name="attempt-live"),
+    path("attempts/<id:attempt_id>/runs/", views_attempt.run_create_panel, name="attempt-run"),
     path("runs/<id:run_id>/panel/", views_attempt.run_panel_fragment, name="run-panel"),
     path("practice/", views.practice_request_new, name="practice"),
     path("practice/<id:practice_request_id>/", views.practice_request_detail, name="practice_request"),

@@ -373,7 +373,22 @@
     });
   }
 
-  function showRun(runId) {
+  function drawRun(html) {
+    runBody.innerHTML = html;
+    var drawn = runBody.querySelector("[data-run-id]");
+    if (drawn && drawn.hasAttribute("data-pending")) {
+      followRun(drawn.getAttribute("data-run-id"));
+      return;
+    }
+    finishRun();
+    var summary = runBody.querySelector("[data-run-summary]") || runBody.querySelector(".load-error, .notice");
+    var ranIn = runBody.querySelector("[data-ran-in]");
+    say("Run finished. " + (ranIn ? ranIn.textContent + ". " : "") + (summary ? summary.textContent : ""));
+    var active = document.activeElement;
+    if (!active || active === runButton || active === document.body) runPanel.focus();
+  }
+
+  function followRun(runId) {
     // The page is drawn with run 1's panel URL; this run's has its id in that place.
     var url = form.getAttribute("data-run-panel-url").replace(/\d+\/panel\/$/, runId + "/panel/");
     var delay = 1000;
@@ -383,19 +398,7 @@
           if (!response.ok) throw new Error("status " + response.status);
           return response.text();
         })
-        .then(function (html) {
-          runBody.innerHTML = html;
-          if (runBody.querySelector("[data-pending]")) {
-            wait();
-            return;
-          }
-          finishRun();
-          var summary = runBody.querySelector("[data-run-summary]") || runBody.querySelector(".load-error, .notice");
-          var ranIn = runBody.querySelector("[data-ran-in]");
-          say("Run finished. " + (ranIn ? ranIn.textContent + ". " : "") + (summary ? summary.textContent : ""));
-          var active = document.activeElement;
-          if (!active || active === runButton || active === document.body) runPanel.focus();
-        })
+        .then(drawRun)
         .catch(function () {
           delay = Math.min(delay * 2, 15000);
           window.setTimeout(wait, delay);
@@ -425,16 +428,17 @@
     runBody.innerHTML = '<p class="muted">Running your code…</p>';
     var data = { answer: text(), language: language };
     if (inputs) data.inputs = inputs;
-    sendJson("POST", form.getAttribute("data-run-url"), data)
-      .then(function (result) {
-        if (result.response.status === 200 || result.response.status === 202) {
-          showRun(result.body.id);
-        } else {
+    // The create answers with the run's panel, its cases drawn once they ran within the wait.
+    var headers = { "Content-Type": "application/json", Accept: "text/html", "X-CSRFToken": csrf };
+    fetch(form.getAttribute("data-run-url"), { method: "POST", credentials: "same-origin", headers: headers, body: JSON.stringify(data) })
+      .then(function (response) {
+        if (response.status === 200 || response.status === 202) return response.text().then(drawRun);
+        return response.json().catch(function () { return null; }).then(function (body) {
           finishRun();
           runBody.innerHTML = "";
           runPanel.hidden = true;
-          showError(problemText(result.response, result.body));
-        }
+          showError(problemText(response, body));
+        });
       })
       .catch(function () {
         finishRun();
