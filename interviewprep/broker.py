@@ -1,4 +1,4 @@
-"""The Redis broker's transport, with one repair: a failed acknowledgement frees its slot.
+"""The Redis broker's transport, with two repairs of kombu's for a broker that goes away.
 
 kombu's Redis QoS counts a delivered message against the prefetch limit until its ack succeeds.
 When the broker pauses past the socket timeout, the ack's write fails, Celery logs "Couldn't ack"
@@ -6,6 +6,12 @@ and carries on, and the message holds its slot for good: with one slot per child
 every slot leaked consumes nothing again, alive and connected. Freeing the slot leaves the
 message in the broker's unacked index, which redelivers it after the visibility timeout; the
 job it carries is already final, so that redelivery changes nothing.
+
+And when the connection is lost, Celery collects it (which lets the transport drop its client)
+and then closes it, which closes its channel, whose QoS then restores the unacknowledged
+messages through a client it can no longer make: an AttributeError that ends the worker with
+status 1. With no client there is nothing to restore through: the messages stay in the unacked
+index, restored after the visibility timeout, and their jobs are the sweeper's.
 """
 
 from __future__ import annotations
@@ -27,6 +33,11 @@ class QoS(redis.QoS):
         except self.channel.connection_errors:
             virtual.QoS.ack(self, delivery_tag)
             raise
+
+    def restore_unacked(self, client=None):
+        if client is None and self.channel.connection.client is None:
+            return None
+        return super().restore_unacked(client)
 
 
 class Channel(redis.Channel):

@@ -167,9 +167,12 @@ class RedisServer:
     """A Redis server of the test's own, so it can be paused (SIGSTOP) without touching others."""
 
     def __init__(self) -> None:
-        executable = shutil.which("redis-server") or str(Path(sys.executable).parent / "redis-server")
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="ip-redis-")
+        self._start()
+
+    def _start(self) -> None:
+        executable = shutil.which("redis-server") or str(Path(sys.executable).parent / "redis-server")
         self.proc = subprocess.Popen(
             [
                 executable,
@@ -206,6 +209,14 @@ class RedisServer:
 
     def resume(self) -> None:
         self.proc.send_signal(signal.SIGCONT)
+
+    def restart(self, *, down_for: float = 0.0) -> None:
+        """Killed, as a crashed server is, and started again on the same port, empty, after
+        `down_for` seconds."""
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+        time.sleep(down_for)  # the outage itself, not a wait for anything
+        self._start()
 
     def stop(self) -> None:
         self.resume()

@@ -38,3 +38,32 @@ def test_ack_failed_during_a_broker_pause_the_same_worker_takes_the_next_job(tmp
             if process:
                 process.stop()
         broker.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_broker_restarted_while_a_job_runs_the_worker_reconnects_instead_of_exiting(tmp_path, assert_invariants):
+    broker = RedisServer()
+    worker = relay = None
+    try:
+        worker = start_worker(tmp_path, concurrency=4, CELERY_BROKER_URL=broker.url(), EVALUATOR_FAULTS="delay=3")
+        relay = start_relay(tmp_path, CELERY_BROKER_URL=broker.url())
+        jobs = [submit_via_service(AttemptFactory(), f"score={30 + n}")[1] for n in range(4)]
+        wait_for(
+            lambda: all(job_status(job) == JobStatus.RUNNING for job in jobs), timeout=30, message="four jobs running"
+        )
+        # Killed, and back on the same port 1.5 s later, its queues gone, while the worker holds
+        # unacknowledged messages.
+        broker.restart(down_for=1.5)
+        wait_for(
+            lambda: "Connection to broker lost" in worker.output(), timeout=30, message="the worker to meet the loss"
+        )
+        second_submission, second = submit_via_service(AttemptFactory(), "score=71")
+        wait_for(lambda: job_status(second) == JobStatus.SUCCEEDED, timeout=60, message="the second job run")
+        assert worker.proc.poll() is None, f"the worker exited:\n{worker.output()[-3000:]}"
+        assert "Unrecoverable error" not in worker.output()
+        assert Result.objects.get(submission_id=second_submission).score == 71
+    finally:
+        for process in (worker, relay):
+            if process:
+                process.stop()
+        broker.stop()
