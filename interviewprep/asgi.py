@@ -6,7 +6,7 @@ them, runs as WSGI would run it: the whole sync middleware chain and the view in
 process's one sync thread. An async view that awaits only for some requests names its sync twin
 for the others: `view.awaits(request)` says which, `view.sync_view` serves the rest.
 
-Three departures from Django's own `ASGIHandler`, each measured:
+Four departures from Django's own `ASGIHandler`, each measured:
 
 - It gives every request a thread of its own (`ThreadSensitiveContext`), and since Django keeps
   database connections per thread, a new PostgreSQL session per request (20 requests opened 20).
@@ -18,6 +18,11 @@ Three departures from Django's own `ASGIHandler`, each measured:
 - Django keeps cache clients in a context-local, and each ASGI request has a context of its own:
   each would build a django-redis client. Made once below, in the context every request's is
   copied from, the process has one, as a WSGI thread does.
+- Its `handle` hops to a thread three times per request (the `request_started` receivers, the
+  view, `response.close()`) and runs a task listening for the client's disconnect beside the
+  view: about a quarter of a cached read's CPU. A sync view cannot be stopped midway anyway, so
+  here its request goes to the sync thread once, which starts it, serves it, and closes its
+  response (in memory by then) before it is sent; the URL is resolved once, not again there.
 """
 
 import os
@@ -25,10 +30,13 @@ import os
 import django
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
+from django.core import signals
 from django.core.cache import caches
-from django.core.handlers.asgi import ASGIHandler
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
-from django.urls import Resolver404, get_resolver
+from django.http import FileResponse
+from django.urls import Resolver404, get_resolver, set_script_prefix
 
 from interviewprep.body_limit import read_bounded
 from interviewprep.config import load_or_exit
@@ -42,7 +50,11 @@ class SyncHandler(BaseHandler):
     is served here by its sync twin."""
 
     def resolve_request(self, request):
-        match = super().resolve_request(request)
+        resolved = getattr(request, _RESOLVED, None)
+        if resolved is not None and resolved[0] == request.path_info and not hasattr(request, "urlconf"):
+            request.resolver_match = match = resolved[1]
+        else:
+            match = super().resolve_request(request)
         return getattr(match.func, "sync_view", match.func), match.args, match.kwargs
 
 
@@ -63,21 +75,67 @@ class OneThreadASGIHandler(ASGIHandler):
         # process-wide single thread.
         await self.handle(*bounded, send)
 
-    async def get_response_async(self, request):
-        if _awaits(request):
-            return await super().get_response_async(request)
-        return await sync_to_async(self.sync_handler.get_response)(request)
+    async def handle(self, scope, receive, send):
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            request, error_response = self.create_request(scope, body_file)
+            if request is not None and _awaits(request):
+                # Django's own handle, which listens for a disconnect while the view awaits.
+                body_file.seek(0)
+                await super().handle(scope, _body_again(body_file.read(), receive), send)
+                return
+            response = await sync_to_async(self._serve)(scope, request, error_response)
+            await self.send_response(response, send)
+            if response.streaming:
+                await sync_to_async(response.close)()
+        finally:
+            body_file.close()
+
+    def _serve(self, scope, request, error_response):
+        """On the sync thread: what Django's handle does around a view, in one hop."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        response = self.sync_handler.get_response(request) if error_response is None else error_response
+        response._handler_class = self.__class__
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size
+        if not response.streaming:
+            response.close()  # its content is in memory; request_finished fires here, on this thread
+        return response
+
+
+# Where `_awaits` leaves the URL it resolved, for the sync handler to use rather than resolve again.
+_RESOLVED = "_interviewprep_resolved"
 
 
 def _awaits(request) -> bool:
     try:
-        view = get_resolver().resolve(request.path_info).func
+        match = get_resolver().resolve(request.path_info)
     except Resolver404:
         return False  # the sync chain answers the 404
+    setattr(request, _RESOLVED, (request.path_info, match))
+    view = match.func
     if not iscoroutinefunction(view):
         return False
     awaits = getattr(view, "awaits", None)
     return awaits is None or awaits(request)
+
+
+def _body_again(body: bytes, receive):
+    """The body, read already, as one message; then the connection's own messages."""
+    sent = False
+
+    async def replayed() -> dict:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 django.setup(set_prefix=False)

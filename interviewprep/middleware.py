@@ -9,8 +9,12 @@ import uuid
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpResponse
 from django.utils.functional import LazyObject, empty
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from interviewprep.api import problem_response
@@ -19,6 +23,7 @@ from interviewprep.logging import request_id_var
 
 logger = logging.getLogger("interviewprep.request")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_TOKEN_SCHEME = TokenAuthentication.keyword.lower().encode()
 
 
 class _BothChains:
@@ -81,6 +86,40 @@ def _user_id(request) -> int | None:
     if user is None or (isinstance(user, LazyObject) and user._wrapped is empty):
         return None
     return user.pk if user.is_authenticated else None
+
+
+def token_api_request(request) -> bool:
+    """An API request naming a token, which DRF's TokenAuthentication claims (by the same test
+    as here): it authenticates the request by that token or refuses it, and never asks the
+    session. Such a request needs no session, session user or messages, and no CSRF check: a
+    foreign page cannot make a browser send an Authorization header, and without the session
+    nothing of the browser's authenticates it."""
+    if not request.path.startswith("/api/"):
+        return False
+    scheme = get_authorization_header(request).split(maxsplit=1)
+    return bool(scheme) and scheme[0].lower() == _TOKEN_SCHEME
+
+
+class _PagesOnly:
+    """Mixed into a middleware that only pages (and the pages' own calls to the API, on the
+    session) need: a token API request goes straight past it."""
+
+    def __call__(self, request):
+        if token_api_request(request):
+            return self.get_response(request)  # in an async chain, the coroutine to await
+        return super().__call__(request)
+
+
+class PageSessionMiddleware(_PagesOnly, SessionMiddleware):
+    pass
+
+
+class PageAuthenticationMiddleware(_PagesOnly, AuthenticationMiddleware):
+    pass
+
+
+class PageMessageMiddleware(_PagesOnly, MessageMiddleware):
+    pass
 
 
 class BodyLimitMiddleware(_BothChains):

@@ -77,11 +77,15 @@ MIDDLEWARE = [
     # Above the static files too: an SVG opened on its own is a document the policy should bind.
     "csp.middleware.CSPMiddleware",
     "interviewprep.middleware.StaticFilesMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The session, its user and messages, which a token API request goes past
+    # (interviewprep.middleware.token_api_request).
+    "interviewprep.middleware.PageSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Django's own, named so (`check --deploy` looks for it by this path). It checks no token
+    # API request: DRF's views are exempt, and DRF checks CSRF for the session's user only.
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "interviewprep.middleware.PageAuthenticationMiddleware",
+    "interviewprep.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as axes asks: it turns a login it refused into our 429 (AXES_LOCKOUT_CALLABLE).
     "axes.middleware.AxesMiddleware",

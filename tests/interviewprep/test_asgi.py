@@ -3,6 +3,7 @@ process and keep its database connection, and static files are still served."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +81,81 @@ def test_only_a_request_that_waits_takes_the_async_chain(rf) -> None:
     assert not _awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3}))
     assert not _awaits(rf.get("/api/v1/questions/"))
     assert not _awaits(rf.get("/no/such/page/"))
+
+
+async def _asgi_get(path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One GET through the ASGI application, in this process: (status, headers, body)."""
+    from interviewprep.asgi import application
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), *headers],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
+    messages = iter([{"type": "http.request", "body": b"", "more_body": False}])
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return next(messages, {"type": "http.disconnect"})
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await application(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], dict(start["headers"]), body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sync_request_is_resolved_once_answered_whole_and_finished(monkeypatch) -> None:
+    """The sync thread uses the URL the handler resolved to choose the chain, and the response it
+    closed (request_finished) before sending is still sent whole."""
+    from asgiref.sync import async_to_sync
+    from django.core.signals import request_finished
+    from django.urls import get_resolver
+
+    from tests.factories import AttemptFactory, TokenFactory
+
+    token = TokenFactory()
+    attempt = AttemptFactory(user=token.user)
+    resolver = get_resolver()
+    resolved: list[str] = []
+    resolve = resolver.resolve
+    monkeypatch.setattr(resolver, "resolve", lambda path: resolved.append(path) or resolve(path))
+    finished: list[object] = []
+
+    def on_finished(sender, **kwargs) -> None:
+        finished.append(sender)
+
+    request_finished.connect(on_finished, dispatch_uid="test-asgi-finished")
+    try:
+        status, headers, body = async_to_sync(_asgi_get)(
+            f"/api/v1/attempts/{attempt.pk}/", [(b"authorization", f"Token {token.key}".encode())]
+        )
+    finally:
+        request_finished.disconnect(dispatch_uid="test-asgi-finished")
+    assert status == 200, body
+    assert json.loads(body)["id"] == attempt.pk
+    assert resolved == [f"/api/v1/attempts/{attempt.pk}/"]
+    assert len(finished) == 1
+    assert b"Set-Cookie" not in headers and b"set-cookie" not in headers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_under_asgi_still_gets_its_csrf_cookie() -> None:
+    from asgiref.sync import async_to_sync
+
+    status, headers, body = async_to_sync(_asgi_get)("/login/", [])
+    assert status == 200
+    assert b"csrfmiddlewaretoken" in body
+    assert headers[b"Set-Cookie"].startswith(b"csrftoken=")
