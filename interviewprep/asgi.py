@@ -38,7 +38,7 @@ from django.core.handlers.base import BaseHandler
 from django.http import FileResponse
 from django.urls import Resolver404, get_resolver, set_script_prefix
 
-from interviewprep.body_limit import read_bounded
+from interviewprep.body_limit import read_bounded, replay_body
 from interviewprep.config import load_or_exit
 
 load_or_exit()
@@ -86,7 +86,7 @@ class OneThreadASGIHandler(ASGIHandler):
             if request is not None and _awaits(request):
                 # Django's own handle, which listens for a disconnect while the view awaits.
                 body_file.seek(0)
-                await super().handle(scope, _body_again(body_file.read(), receive), send)
+                await super().handle(scope, replay_body(body_file.read(), receive), send)
                 return
             response = await sync_to_async(self._serve)(scope, request, error_response)
             await self.send_response(response, send)
@@ -122,20 +122,6 @@ def _awaits(request) -> bool:
         return False
     awaits = getattr(view, "awaits", None)
     return awaits is None or awaits(request)
-
-
-def _body_again(body: bytes, receive):
-    """The body, read already, as one message; then the connection's own messages."""
-    sent = False
-
-    async def replayed() -> dict:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replayed
 
 
 django.setup(set_prefix=False)

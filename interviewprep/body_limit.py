@@ -45,7 +45,7 @@ async def read_bounded(scope: dict, receive: Receive, limit: int) -> tuple[dict,
     None when the client went away before its body ended."""
     declared = _declared_length(scope)
     if declared is not None and declared > drain_max_bytes(limit):
-        return {**scope, REFUSED: Refusal(declared, close=True)}, _replay(b"", receive)
+        return {**scope, REFUSED: Refusal(declared, close=True)}, replay_body(b"", receive)
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -55,20 +55,20 @@ async def read_bounded(scope: dict, receive: Receive, limit: int) -> tuple[dict,
         body = message.get("body", b"")
         size += len(body)
         if size > drain_max_bytes(limit):
-            return {**scope, REFUSED: Refusal(None, close=True)}, _replay(b"", receive)
+            return {**scope, REFUSED: Refusal(None, close=True)}, replay_body(b"", receive)
         if size <= limit:
             chunks.append(body)
         if not message.get("more_body", False):
             break
     if size > limit:
-        return {**scope, REFUSED: Refusal(size, close=False)}, _replay(b"", receive)
+        return {**scope, REFUSED: Refusal(size, close=False)}, replay_body(b"", receive)
     whole = b"".join(chunks)
     if declared is None:
         scope = {**scope, "headers": [*scope["headers"], (b"content-length", str(size).encode())]}
-    return scope, _replay(whole, receive)
+    return scope, replay_body(whole, receive)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
     """The body as one message, then the connection's own messages with any body left unread
     skipped: Django waits on them only to learn of a disconnect."""
     sent = False
