@@ -119,11 +119,7 @@ def main() -> None:
             with common.phase("start web, worker, run worker and relay"):
                 procs.web()
                 procs.worker()
-                run_ready = procs.logdir / "worker-run.ready"
-                run_worker = procs.start(
-                    "worker-run", common.procfile_command("worker-run"), CELERY_READY_FILE=str(run_ready)
-                )
-                common.wait_until(run_ready.exists, timeout=90, proc=run_worker, what="the run worker to be ready")
+                procs.worker(line="worker-run")
                 procs.relay()
             with sync_playwright() as playwright, common.phase(f"{args.rounds} rounds of each click"):
                 browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)

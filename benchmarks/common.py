@@ -119,10 +119,10 @@ def recreate_database(name: str) -> None:
 
 
 @contextlib.contextmanager
-def fresh_database(name: str, *, keep: bool = False) -> Iterator[dict[str, str]]:
+def fresh_database(name: str, *, keep: bool = False, **extra: str) -> Iterator[dict[str, str]]:
     """A benchmark's own database, migrated, with the benchmark's Redis databases emptied; its
-    environment for the processes; dropped at the end unless `keep`."""
-    env = bench_env(name)
+    environment for the processes (`bench_env`'s, with `extra`); dropped at the end unless `keep`."""
+    env = bench_env(name, **extra)
     recreate_database(name)
     flush_redis()
     try:
@@ -334,17 +334,28 @@ class Processes:
         return self._serving("bare-django", bare_django_command(port), port, DJANGO_SETTINGS_MODULE=BARE_SETTINGS)
 
     def _serving(self, name: str, argv: list[str], port: int, **extra_env: str) -> Proc:
+        # `make run`'s own check, as the app's processes bind (SO_REUSEADDR).
+        from interviewprep.run import _port_in_use
+
+        # Another benchmark's server on the port would answer /healthz for ours, which then dies
+        # unseen on its bind: measure nobody's server rather than the wrong one.
+        if _port_in_use(port):
+            raise BenchFailure(
+                f"port {port} is already in use (another benchmark or server on this machine?): "
+                "wait for it to end, or set BENCH_PORT / BENCH_BARE_PORT to free ports"
+            )
         proc = self.start(name, argv, **extra_env)
         wait_until(lambda: _healthy(port), timeout=60, proc=proc, what=f"{name} to answer /healthz on {port}")
         return proc
 
-    def worker(self, *, include: str | None = None) -> Proc:
-        argv = procfile_command("worker")
+    def worker(self, *, include: str | None = None, line: str = "worker") -> Proc:
+        """A Celery worker of the Procfile (`line`: worker, worker-run, worker-generate), once ready."""
+        argv = procfile_command(line)
         if include:
             argv += ["--include", include]
-        ready = self.logdir / f"worker-{uuid.uuid4().hex[:6]}.ready"
-        proc = self.start("worker", argv, CELERY_READY_FILE=str(ready))
-        wait_until(ready.exists, timeout=90, proc=proc, what="the Celery worker to be ready")
+        ready = self.logdir / f"{line}-{uuid.uuid4().hex[:6]}.ready"
+        proc = self.start(line, argv, CELERY_READY_FILE=str(ready))
+        wait_until(ready.exists, timeout=90, proc=proc, what=f"the Celery {line} to be ready")
         return proc
 
     def relay(self) -> Proc:
@@ -717,10 +728,11 @@ def _load_python(target: Target, pairs, *, seconds: float, connections: int, por
 class Client:
     """One persistent HTTP connection, for the scripted requests of a benchmark."""
 
-    def __init__(self, port: int = WEB_PORT, token: str | None = None):
+    def __init__(self, port: int = WEB_PORT, token: str | None = None, timeout: float = 30):
         self.port = port
         self.token = token
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.timeout = timeout
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
 
     def request(self, method: str, path: str, body: dict | str | None = None, headers: dict | None = None):
         """(status, decoded JSON, response). A str body is sent byte for byte."""
@@ -731,12 +743,16 @@ class Client:
         try:
             self.conn.request(method, path, body=payload, headers=all_headers)
             response = self.conn.getresponse()
+        except TimeoutError:
+            # No answer in time is an answer to report, not a closed connection to retry.
+            self.conn.close()
+            raise
         except (OSError, http.client.HTTPException):
             # gunicorn closes a keep-alive connection idle for 2 s, and a worker recycled by
             # --max-requests closes all of its own: reconnect once (every POST here carries an
             # Idempotency-Key, so sending it again is safe).
             self.conn.close()
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
             self.conn.request(method, path, body=payload, headers=all_headers)
             response = self.conn.getresponse()
         raw = response.read()
