@@ -9,7 +9,10 @@ runs 20, as Submit does):
 - fetch:  the bare baseline, side by side: the page fetching `/healthz` (one round trip from
           the browser to the web server and back, nothing else)
 
-Printed: p50 and p99 of each, and the targets (run p50 <= 150 ms, submit p50 <= 300 ms).
+Printed: p50 and p99 of each, and the targets (run p50 <= 150 ms, submit p50 <= 300 ms); then
+each click's path step by step, from the rows' own times and the browser's clocks (one machine,
+one clock): the click -> the submission or run committed -> its job claimed -> the result
+committed -> the first byte of the response that carried it -> the panel drawn.
 
     .venv/bin/python benchmarks/bench_page.py [--rounds 20]
 
@@ -85,23 +88,75 @@ def log_in(page, username: str) -> None:
     page.wait_for_url(lambda url: "/login/" not in url)
 
 
-def measure(page, click: str, done_js: str, before_js: str) -> float:
+def measure(page, click: str, done_js: str, before_js: str) -> tuple[float, dict]:
+    """The click's time to drawn, in ms, and its clocks in epoch ms: `click`, `drawn`, and the
+    first byte of the last response whose URL has the click's `answered_by` part."""
     before = page.evaluate(before_js)
+    page.evaluate("performance.clearResourceTimings()")
+    clicked = page.evaluate("Date.now()")
     started = time.perf_counter()
     page.click(click)
-    page.wait_for_function(done_js, arg=before, polling="raf", timeout=30_000)
-    return (time.perf_counter() - started) * 1000
+    drawn = page.wait_for_function(done_js, arg=before, polling="raf", timeout=30_000).json_value()
+    elapsed = (time.perf_counter() - started) * 1000
+    return elapsed, {"click": clicked, "drawn": drawn}
+
+
+FIRST_BYTE_JS = """(part) => {
+  const entries = performance.getEntriesByType('resource').filter(e => e.name.includes(part));
+  const last = entries[entries.length - 1];
+  return last ? performance.timeOrigin + last.responseStart : null;
+}"""
+
+
+def _epoch_ms(moment) -> float:
+    return moment.timestamp() * 1000
+
+
+def clicks_step_by_step(attempt_id: int, clocks: dict[str, list[dict]]) -> dict[str, dict[str, list[float]]]:
+    """Each measured click's steps, in ms, from its clocks and the rows it made (one run and one
+    submission per round, in order; read once the browser is gone, as Django reads synchronously)."""
+    from attempts.models import Result, Run, Submission
+
+    runs = list(Run.objects.filter(attempt_id=attempt_id).order_by("id"))[-len(clocks["run"]) :]
+    submissions = list(Submission.objects.filter(attempt_id=attempt_id).order_by("id"))[-len(clocks["submit"]) :]
+    results = dict(Result.objects.filter(submission__in=submissions).values_list("submission_id", "created_at"))
+    steps: dict[str, dict[str, list[float]]] = {"run": {}, "submit": {}}
+    for run, clock in zip(runs, clocks["run"], strict=True):
+        _add(steps["run"], _steps("run", run.pk, run.created_at, run.finished_at, clock))
+    for submission, clock in zip(submissions, clocks["submit"], strict=True):
+        _add(steps["submit"], _steps("evaluate", submission.pk, submission.created_at, results[submission.pk], clock))
+    return steps
+
+
+def _add(into: dict[str, list[float]], taken: dict[str, float]) -> None:
+    for name, ms in taken.items():
+        into.setdefault(name, []).append(ms)
+
+
+def _steps(kind: str, subject_id: int, created, result_at, clock: dict) -> dict[str, float]:
+    from evaluation.models import EvaluationJob, JobTry
+
+    job = EvaluationJob.objects.filter(kind=kind, subject_id=subject_id).order_by("-id").first()
+    tried = JobTry.objects.filter(job=job).order_by("number").first()
+    points = [
+        ("click -> committed", clock["click"], _epoch_ms(created)),
+        ("committed -> claimed", _epoch_ms(created), _epoch_ms(tried.started_at)),
+        ("claimed -> result committed", _epoch_ms(tried.started_at), _epoch_ms(result_at)),
+        ("result -> first byte", _epoch_ms(result_at), clock["first_byte"]),
+        ("first byte -> drawn", clock["first_byte"], clock["drawn"]),
+    ]
+    return {name: end - start for name, start, end in points}
 
 
 RUN_BEFORE = "() => { const r = document.querySelector('[data-run-body] .run'); return r ? r.dataset.runId : null; }"
 RUN_DONE = """(before) => {
   const r = document.querySelector('[data-run-body] .run:not([data-pending])');
-  return r && r.dataset.runId !== before && r.querySelectorAll('.case').length > 0;
+  return r && r.dataset.runId !== before && r.querySelectorAll('.case').length > 0 && Date.now();
 }"""
 SUBMIT_BEFORE = "() => Number(document.querySelector('.live').dataset.version)"
 SUBMIT_DONE = """(before) => {
   const l = document.querySelector('.live');
-  return Number(l.dataset.version) > before && l.dataset.status === 'completed';
+  return Number(l.dataset.version) > before && l.dataset.status === 'completed' && Date.now();
 }"""
 FETCH_JS = "async () => { const t = performance.now(); await fetch('/healthz'); return performance.now() - t; }"
 
@@ -113,6 +168,7 @@ def main() -> None:
         raise common.BenchFailure("chromium is not installed: scripts/setup-system.sh --browser")
     print(f"bench_page: {common.machine_note()}")
     results: dict[str, list[float]] = {"fetch": [], "run": [], "submit": []}
+    clocks: dict[str, list[dict]] = {"run": [], "submit": []}
     with common.fresh_database(DB_NAME, keep=args.keep_db) as env:
         username, attempt_id = seed_attempt()
         with common.Processes(env) as procs:
@@ -129,13 +185,19 @@ def main() -> None:
                 page.wait_for_selector(".ace_editor")
                 for number in range(args.rounds + 2):  # the first two warm the processes up
                     fetch = page.evaluate(FETCH_JS)
-                    run = measure(page, "[data-run]", RUN_DONE, RUN_BEFORE)
-                    submit = measure(page, "[data-submit]", SUBMIT_DONE, SUBMIT_BEFORE)
+                    run, run_clocks = measure(page, "[data-run]", RUN_DONE, RUN_BEFORE)
+                    # The run's panel came with its create, or with the panel it was followed at.
+                    run_clocks["first_byte"] = page.evaluate(FIRST_BYTE_JS, "/runs/")
+                    submit, submit_clocks = measure(page, "[data-submit]", SUBMIT_DONE, SUBMIT_BEFORE)
+                    submit_clocks["first_byte"] = page.evaluate(FIRST_BYTE_JS, "/live/")
                     if number >= 2:
                         results["fetch"].append(fetch)
                         results["run"].append(run)
                         results["submit"].append(submit)
+                        clocks["run"].append(run_clocks)
+                        clocks["submit"].append(submit_clocks)
                 browser.close()
+        steps = clicks_step_by_step(attempt_id, clocks)
 
     rows = []
     for name, values in results.items():
@@ -152,6 +214,15 @@ def main() -> None:
             ]
         )
     common.print_table(["click", "n", "p50", "p99", "target (p50)"], rows)
+    for click, taken in steps.items():
+        print(f"\n{click}, step by step (p50 / p99, ms):")
+        common.print_table(
+            ["step", "p50", "p99"],
+            [
+                [name, f"{common.percentile(sorted(v), 50):.0f}", f"{common.percentile(sorted(v), 99):.0f}"]
+                for name, v in taken.items()
+            ],
+        )
 
 
 if __name__ == "__main__":
