@@ -11,31 +11,43 @@ And when the connection is lost, Celery collects it (which lets the transport dr
 and then closes it, which closes its channel, whose QoS then restores the unacknowledged
 messages through a client it can no longer make: an AttributeError that ends the worker with
 status 1. With no client there is nothing to restore through: the messages stay in the unacked
-index, restored after the visibility timeout, and their jobs are the sweeper's.
+index, restored after the visibility timeout, and their jobs are the sweeper's. A task that
+ends after that close meets the same missing client when it acknowledges: that is a failed ack
+like any other.
 """
 
 from __future__ import annotations
 
 from kombu.transport import redis, virtual
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 
 class QoS(redis.QoS):
+    def _connection_gone(self) -> bool:
+        """Celery let go of this channel's connection (its transport, or the transport's client,
+        is gone): no client can be made to write through."""
+        transport = self.channel.connection
+        return transport is None or transport.client is None
+
     def ack(self, delivery_tag):
-        try:
-            super().ack(delivery_tag)
-        except self.channel.connection_errors:
-            virtual.QoS.ack(self, delivery_tag)
-            raise
+        self._settle(super().ack, delivery_tag)
 
     def reject(self, delivery_tag, requeue=False):
+        self._settle(super().reject, delivery_tag, requeue=requeue)
+
+    def _settle(self, settle, delivery_tag, **options) -> None:
+        # Either way the slot is freed; the failure is raised as a connection error, which
+        # Celery logs ("Couldn't ack") rather than treating as unrecoverable.
         try:
-            super().reject(delivery_tag, requeue=requeue)
+            if self._connection_gone():
+                raise RedisConnectionError("the broker connection was closed before the message was settled")
+            settle(delivery_tag, **options)
         except self.channel.connection_errors:
             virtual.QoS.ack(self, delivery_tag)
             raise
 
     def restore_unacked(self, client=None):
-        if client is None and self.channel.connection.client is None:
+        if client is None and self._connection_gone():
             return None
         return super().restore_unacked(client)
 

@@ -34,3 +34,25 @@ def test_a_channel_closed_after_its_transport_let_go_of_the_connection_does_not_
         else:
             with pytest.raises(AttributeError, match="hostname"):
                 channel.close()
+
+
+@pytest.mark.django_db
+def test_an_ack_after_celery_let_go_of_the_connection_is_a_failed_ack_that_frees_its_slot():
+    # A task that ends after the lost connection was closed acknowledges on a channel with no
+    # connection left: kombu's QoS raises an AttributeError, an unrecoverable error for Celery.
+    for transport, survives in (("kombu.transport.redis:Transport", False), ("interviewprep.broker:Transport", True)):
+        conn = _holding_an_unacked_message(transport)
+        channel = conn.default_channel
+        qos = channel.qos
+        (tag,) = list(qos._delivered)
+        qos.prefetch_count = 1  # one slot, as a worker's child has, and the message holds it
+        assert not qos.can_consume()
+        channel.connection = None
+        channel._pool = None
+        if survives:
+            with pytest.raises(channel.connection_errors):
+                qos.ack(tag)
+            assert qos.can_consume()  # the slot is free again
+        else:
+            with pytest.raises(AttributeError, match="client"):
+                qos.ack(tag)
