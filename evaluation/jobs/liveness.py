@@ -68,7 +68,6 @@ def sweep_allowance() -> float:
 
 @dataclass(frozen=True)
 class SweeperState:
-    last_pass_at: datetime | None
     age_seconds: float | None  # None before the first pass
     overdue: bool  # no pass for more than two intervals
 
@@ -77,9 +76,9 @@ def sweeper_state(*, now: datetime | None = None) -> SweeperState:
     now = now or timezone.now()
     last = ProcessBeat.objects.filter(name=SWEEPER).values_list("beat_at", flat=True).first()
     if last is None:
-        return SweeperState(None, None, True)
+        return SweeperState(None, True)
     age = (now - last).total_seconds()
-    return SweeperState(last, age, age > 2 * settings.CONFIG.sweep_interval)
+    return SweeperState(age, age > 2 * settings.CONFIG.sweep_interval)
 
 
 @dataclass(frozen=True)
