@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 from django.db.models import Q
 
@@ -30,6 +32,10 @@ class Question(models.Model):
     # Never shown: hidden tests (coding) or the rubric (prose), read only by evaluators.
     evaluation_spec = models.JSONField(default=dict, blank=True)
     reference_answer = models.TextField(blank=True)
+    # Shown on request, in order; revealing one is recorded on the attempt.
+    hints = models.JSONField(default=list, blank=True)
+    # Shown beside the reference answer once the candidate has passed or given up.
+    explanation = models.TextField(blank=True)
     # Which evaluator of the registry judges answers: "code", "rubric" or "remote".
     evaluator = models.CharField(max_length=20)
     is_active = models.BooleanField(default=True)
@@ -38,6 +44,10 @@ class Question(models.Model):
 
     class Meta:
         ordering = ["id"]
+        indexes = [
+            # Full-text search over titles and prompts (`?q=`), in PostgreSQL.
+            GinIndex(SearchVector("title", "prompt", config="english"), name="question_search"),
+        ]
 
     def __str__(self) -> str:
         return self.slug
@@ -72,6 +82,14 @@ class Attempt(models.Model):
     # of the attempt's state: saving one moves no version and touches no cached copy.
     drafts = models.JSONField(default=dict, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
+    # How many of the question's hints the candidate has revealed (they open in order).
+    hints_revealed = models.PositiveSmallIntegerField(default=0)
+    # "I give up": the reference answer opens; recorded so progress never counts it as solved.
+    gave_up_at = models.DateTimeField(null=True, blank=True)
+    # Set for the attempts of a timed mock interview, whose deadline the submit enforces.
+    mock_interview = models.ForeignKey(
+        "MockInterview", null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -97,6 +115,8 @@ class Submission(models.Model):
     language = models.CharField(max_length=20, default="python")
     status = models.CharField(max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.QUEUED)
     idempotency_key = models.CharField(max_length=255, blank=True)
+    # The attempt's revealed hints when this answer was submitted, shown with its result.
+    hints_used = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -108,10 +128,19 @@ class Submission(models.Model):
         return f"submission {self.pk} ({self.status})"
 
 
+class ResultOutcome(models.TextChoices):
+    SCORED = "scored", "Scored"
+    # Evaluated, but not an answer a score can be given to (blank, off-topic...): never a score.
+    NOT_SCORED = "not_scored", "Not scored"
+
+
 class Result(models.Model):
     # One result per submission, enforced by the database: a redelivered job cannot score twice.
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="result")
-    score = models.FloatField()
+    outcome = models.CharField(max_length=20, choices=ResultOutcome.choices, default=ResultOutcome.SCORED)
+    # Why a result is not scored: blank, too_short, off_topic, not_english.
+    reason = models.CharField(max_length=30, blank=True)
+    score = models.FloatField(null=True, blank=True)
     max_score = models.FloatField()
     feedback = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True)
@@ -121,7 +150,13 @@ class Result(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(score__gte=0) & Q(score__lte=models.F("max_score")), name="result_score_in_range"
-            )
+            ),
+            # A scored result has a score; a not-scored one has none and says why.
+            models.CheckConstraint(
+                condition=(Q(outcome="scored") & Q(score__isnull=False) & Q(reason=""))
+                | (Q(outcome="not_scored") & Q(score__isnull=True) & ~Q(reason="")),
+                name="result_outcome_consistent",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -173,6 +208,8 @@ class PracticeRequestStatus(models.TextChoices):
 
 class PracticeRequest(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # Pick the most overdue question of the caller's review schedule instead of filtering.
+    due = models.BooleanField(default=False)
     kind = models.CharField(max_length=20, choices=QuestionKind.choices, blank=True)
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
     topic = models.CharField(max_length=60, blank=True)
@@ -226,3 +263,64 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.status})"
+
+
+class MockInterview(models.Model):
+    """A timed session of a few questions; the server enforces its deadline on every submit."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    duration_minutes = models.PositiveSmallIntegerField()
+    # What was asked for, kept so the summary can say it: kinds in order, and a difficulty or "".
+    kinds = models.JSONField(default=list)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["user", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"mock interview {self.pk} (until {self.deadline:%Y-%m-%d %H:%M})"
+
+
+class Note(models.Model):
+    """The candidate's private note on a question, one per question."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "question"], name="note_user_question_unique")]
+
+    def __str__(self) -> str:
+        return f"note of {self.user_id} on {self.question_id}"
+
+
+class Preferences(models.Model):
+    """How the pages speak to one candidate."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences")
+    # Hide difficulty and topics while practising.
+    blind = models.BooleanField(default=False)
+    # An IANA zone name ("Europe/Paris"); every time on the pages is shown in it.
+    time_zone = models.CharField(max_length=64, default="UTC")
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user_id}"
+
+
+class ReviewDueCount(models.Model):
+    """How many questions are due for review, per user: kept by a beat task for the home page,
+    derived from the history like the schedule itself, so it can always be rebuilt."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    due = models.PositiveIntegerField(default=0)
+    next_due_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.due} due for {self.user_id}"

@@ -33,12 +33,14 @@ QUESTION_FIELDS = (
     "examples",
     "evaluation_spec",
     "reference_answer",
+    "hints",
+    "explanation",
     "evaluator",
     "is_active",
 )
 # Allowed in a file but never stored: the naive solution exists only for the bank's own tests,
 # and keeping it out of the database guarantees no API can ever leak it.
-FILE_ONLY_FIELDS = frozenset({"wrong_answer"})
+FILE_ONLY_FIELDS = frozenset({"wrong_answer", "labelled_answers"})
 REQUIRED_FIELDS = ("slug", "title", "kind", "difficulty", "prompt", "evaluator", "evaluation_spec")
 EVALUATORS_BY_KIND = {
     QuestionKind.CODING: frozenset({"code"}),
@@ -156,6 +158,23 @@ def _validate_coding_spec(spec: Mapping[str, Any], data: Mapping[str, Any], err:
         err("wrong_answer", f"must be Python source defining {function!r}")
 
 
+LABELLED_ANSWER_KINDS = ("strong", "weak", "honest_short", "stuffed")
+
+
+def _validate_labelled_answers(labelled: Any, err: Complain) -> None:
+    # Calibration answers for a prose rubric, read by the bank's tests and `calibrate_rubrics`.
+    if labelled is None:
+        return
+    if not isinstance(labelled, Mapping) or set(labelled) - set(LABELLED_ANSWER_KINDS):
+        err("labelled_answers", f"must be a mapping with only {list(LABELLED_ANSWER_KINDS)}")
+    for name in ("strong", "weak", "honest_short"):
+        if name in labelled and not (isinstance(labelled[name], str) and labelled[name].strip()):
+            err(f"labelled_answers.{name}", "must be a non-empty string")
+    stuffed = labelled.get("stuffed", [])
+    if not isinstance(stuffed, list) or not all(isinstance(s, str) and s.strip() for s in stuffed):
+        err("labelled_answers.stuffed", "must be a list of non-empty strings")
+
+
 def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]:
     """Check one question's data and return the model's fields, normalised. Raises
     `QuestionFileError` naming the source file and the first bad field."""
@@ -174,7 +193,7 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
     slug = data["slug"]
     if not isinstance(slug, str) or slugify(slug) != slug or len(slug) > 120:
         err("slug", f"{slug!r} is not a slug (lowercase letters, digits and hyphens, at most 120)")
-    for name in ("title", "prompt", "starter_code", "reference_answer", "evaluator"):
+    for name in ("title", "prompt", "starter_code", "reference_answer", "explanation", "evaluator"):
         if not isinstance(data.get(name, ""), str):
             err(name, "must be a string")
     if len(data["title"]) > 200:
@@ -196,6 +215,9 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
         err("examples", "must be a list of {input, output, explanation?} strings")
     if not isinstance(data.get("is_active", True), bool):
         err("is_active", "must be true or false")
+    hints = data.get("hints", [])
+    if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
+        err("hints", "must be a list of non-empty strings, in the order they are revealed")
     kind = QuestionKind(data["kind"])
     if data["evaluator"] not in EVALUATORS_BY_KIND[kind]:
         err("evaluator", f"a {kind} question is judged by {sorted(EVALUATORS_BY_KIND[kind])}")
@@ -209,6 +231,7 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
     else:
         if "wrong_answer" in data:
             err("wrong_answer", "belongs only to coding questions")
+        _validate_labelled_answers(data.get("labelled_answers"), err)
         if not data.get("reference_answer"):
             err("reference_answer", "is required: it documents what a strong answer looks like")
         try:
@@ -228,6 +251,8 @@ def question_validate(*, data: Any, source: str | None = None) -> dict[str, Any]
         "examples": [dict(example) for example in examples],
         "evaluation_spec": dict(spec),
         "reference_answer": data["reference_answer"],
+        "hints": [hint.strip() for hint in hints],
+        "explanation": data.get("explanation", ""),
         "evaluator": data["evaluator"],
         "is_active": data.get("is_active", True),
     }
