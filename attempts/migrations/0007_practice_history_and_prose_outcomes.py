@@ -8,142 +8,175 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('attempts', '0006_languages_and_drafts'),
+        ("attempts", "0006_languages_and_drafts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MockInterview',
+            name="MockInterview",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('duration_minutes', models.PositiveSmallIntegerField()),
-                ('kinds', models.JSONField(default=list)),
-                ('difficulty', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=10)),
-                ('started_at', models.DateTimeField()),
-                ('deadline', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("duration_minutes", models.PositiveSmallIntegerField()),
+                ("kinds", models.JSONField(default=list)),
+                (
+                    "difficulty",
+                    models.CharField(
+                        blank=True, choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")], max_length=10
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("deadline", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-started_at', '-id'],
+                "ordering": ["-started_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Note',
+            name="Note",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField(blank=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField(blank=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Preferences',
+            name="Preferences",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('blind', models.BooleanField(default=False)),
-                ('time_zone', models.CharField(default='UTC', max_length=64)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("blind", models.BooleanField(default=False)),
+                ("time_zone", models.CharField(default="UTC", max_length=64)),
             ],
         ),
         migrations.CreateModel(
-            name='ReviewDueCount',
+            name="ReviewDueCount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('due', models.PositiveIntegerField(default=0)),
-                ('next_due_at', models.DateTimeField(blank=True, null=True)),
-                ('computed_at', models.DateTimeField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("due", models.PositiveIntegerField(default=0)),
+                ("next_due_at", models.DateTimeField(blank=True, null=True)),
+                ("computed_at", models.DateTimeField()),
             ],
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='gave_up_at',
+            model_name="attempt",
+            name="gave_up_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='hints_revealed',
+            model_name="attempt",
+            name="hints_revealed",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='practicerequest',
-            name='due',
+            model_name="practicerequest",
+            name="due",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='question',
-            name='explanation',
+            model_name="question",
+            name="explanation",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='question',
-            name='hints',
+            model_name="question",
+            name="hints",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='result',
-            name='outcome',
-            field=models.CharField(choices=[('scored', 'Scored'), ('not_scored', 'Not scored')], default='scored', max_length=20),
+            model_name="result",
+            name="outcome",
+            field=models.CharField(
+                choices=[("scored", "Scored"), ("not_scored", "Not scored")], default="scored", max_length=20
+            ),
         ),
         migrations.AddField(
-            model_name='result',
-            name='reason',
+            model_name="result",
+            name="reason",
             field=models.CharField(blank=True, max_length=30),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='hints_used',
+            model_name="submission",
+            name="hints_used",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AlterField(
-            model_name='result',
-            name='score',
+            model_name="result",
+            name="score",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddIndex(
-            model_name='question',
-            index=django.contrib.postgres.indexes.GinIndex(django.contrib.postgres.search.SearchVector('title', 'prompt', config='english'), name='question_search'),
+            model_name="question",
+            index=django.contrib.postgres.indexes.GinIndex(
+                django.contrib.postgres.search.SearchVector("title", "prompt", config="english"), name="question_search"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('outcome', 'scored'), ('score__isnull', False), ('reason', '')), models.Q(('outcome', 'not_scored'), ('score__isnull', True), models.Q(('reason', ''), _negated=True)), _connector='OR'), name='result_outcome_consistent'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("outcome", "scored"), ("score__isnull", False), ("reason", "")),
+                    models.Q(
+                        ("outcome", "not_scored"), ("score__isnull", True), models.Q(("reason", ""), _negated=True)
+                    ),
+                    _connector="OR",
+                ),
+                name="result_outcome_consistent",
+            ),
         ),
         migrations.AddField(
-            model_name='mockinterview',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="mockinterview",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='mock_interview',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to='attempts.mockinterview'),
+            model_name="attempt",
+            name="mock_interview",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="attempts",
+                to="attempts.mockinterview",
+            ),
         ),
         migrations.AddField(
-            model_name='note',
-            name='question',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='attempts.question'),
+            model_name="note",
+            name="question",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="attempts.question"
+            ),
         ),
         migrations.AddField(
-            model_name='note',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="note",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='preferences',
-            name='user',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='preferences', to=settings.AUTH_USER_MODEL),
+            model_name="preferences",
+            name="user",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE, related_name="preferences", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='reviewduecount',
-            name='user',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="reviewduecount",
+            name="user",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddIndex(
-            model_name='mockinterview',
-            index=models.Index(fields=['user', '-started_at'], name='attempts_mo_user_id_887a96_idx'),
+            model_name="mockinterview",
+            index=models.Index(fields=["user", "-started_at"], name="attempts_mo_user_id_887a96_idx"),
         ),
         migrations.AddConstraint(
-            model_name='note',
-            constraint=models.UniqueConstraint(fields=('user', 'question'), name='note_user_question_unique'),
+            model_name="note",
+            constraint=models.UniqueConstraint(fields=("user", "question"), name="note_user_question_unique"),
         ),
     ]
