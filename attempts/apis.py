@@ -112,6 +112,15 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false and nothing else: DRF's own also takes "yes", "on" and 1."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 # Not blank by Python's strip(), which also takes \x1c-\x1f and \x85 for spaces; no NUL, as DRF says.
 @extend_schema_field({"type": "string", "minLength": 1, "pattern": r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"})
 class AnswerField(StrictCharField):
@@ -401,7 +410,9 @@ class PracticeRequestCreateApi(APIView):
     throttle_scope = "submit"
     throttle_classes = [SubmitThrottle]
 
-    InputSerializer = QuestionFiltersSerializer
+    class InputSerializer(QuestionFiltersSerializer):
+        # Its type only: the service refuses it with filters (practice_due_validate).
+        due = StrictBooleanField(required=False, help_text="Pick the most overdue question; takes no filters.")
 
     @extend_schema(
         request=InputSerializer,

@@ -1,8 +1,14 @@
 from celery import shared_task
 
 from attempts.services.idempotency import idempotency_records_purge
+from attempts.services.reviews import review_due_counts_refresh
 
 
 @shared_task(name="attempts.tasks.purge_idempotency_keys")
 def purge_idempotency_keys() -> int:
     return idempotency_records_purge()
+
+
+@shared_task(name="attempts.tasks.refresh_review_due_counts")
+def refresh_review_due_counts() -> int:
+    return review_due_counts_refresh()

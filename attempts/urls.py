@@ -1,6 +1,6 @@
 from django.urls import path
 
-from attempts import apis
+from attempts import apis, apis_progress
 
 urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
@@ -22,4 +22,7 @@ urlpatterns = [
     path("ops/attempts/<id:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
     path("submissions/<id:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
     path("runs/<id:run_id>/", apis.RunDetailApi.as_view(), name="api-run"),
+    path("progress/", apis_progress.ProgressApi.as_view(), name="api-progress"),
+    path("reviews/", apis_progress.ReviewListApi.as_view(), name="api-reviews"),
+    path("reviews/due/", apis_progress.ReviewDueListApi.as_view(), name="api-reviews-due"),
 ]

@@ -32,6 +32,7 @@ from attempts.selectors.attempts import (
     submission_payloads,
 )
 from attempts.selectors.questions import question_evaluator, question_get, question_starter_codes
+from attempts.selectors.reviews import review_editor_texts, review_opening
 from attempts.selectors.runs import run_get_for_user, run_payload
 from attempts.services.admission import evaluation_degraded
 from attempts.services.attempts import submission_create
@@ -199,7 +200,14 @@ def _attempt_page(
     question = _attempt_question(context["attempt"]["question_id"])
     coding = question is not None and question.kind == QuestionKind.CODING
     starters = question_starter_codes(question=question) if question else {}
-    editor = attempt_editor_texts_for_user(user=request.user, attempt_id=attempt_id, starters=starters)
+    # Opened from the review list: the starters, the last answer one click away.
+    review = review_opening(request.GET)
+    if review is not None:
+        editor = review_editor_texts(
+            user=request.user, attempt_id=attempt_id, starters=starters, last_answer=review["loaded"]
+        )
+    else:
+        editor = attempt_editor_texts_for_user(user=request.user, attempt_id=attempt_id, starters=starters)
     saved_language, texts, draft_saved_at = editor.language, editor.texts, editor.saved_at
     # A refused form post comes back in the language it was sent in, with its text.
     if language not in starters:
@@ -222,6 +230,7 @@ def _attempt_page(
             "editor_texts": texts,
             "editor_mode": LANGUAGES[language].ace_mode if coding else PROSE_MODE,
             "draft_saved_at": draft_saved_at,
+            "review": review,
             "error": error,
             "refresh_seconds": REFRESH_SECONDS,
             "max_bytes": settings.ANSWER_MAX_BYTES,

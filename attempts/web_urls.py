@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from attempts import views, views_attempt, views_staff
+from attempts import views, views_attempt, views_progress, views_staff
 from attempts.forms import LoginForm
 
 urlpatterns = [
@@ -30,4 +30,7 @@ urlpatterns = [
     path("runs/<id:run_id>/panel/", views_attempt.run_panel_fragment, name="run-panel"),
     path("practice/", views.practice_request_new, name="practice"),
     path("practice/<id:practice_request_id>/", views.practice_request_detail, name="practice_request"),
+    path("progress/", views_progress.progress_page, name="progress"),
+    path("review/", views_progress.review_page, name="review"),
+    path("review/practise/", views_progress.review_practise, name="review-practise"),
 ]

@@ -3,18 +3,22 @@ a draft attempt for it."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from attempts.models import (
     Attempt,
     Difficulty,
     PracticeRequest,
     PracticeRequestStatus,
+    Question,
     QuestionKind,
 )
 from attempts.selectors.questions import question_choose_for_practice
+from attempts.selectors.reviews import review_list_for_user, review_next_upcoming
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import InvalidInput
@@ -36,13 +40,34 @@ def practice_filters_validate(*, kind: Any, difficulty: Any, topic: Any) -> dict
     return filters
 
 
+def practice_due_validate(*, due: Any, filters: dict[str, str]) -> bool:
+    """`due` picks from the review schedule, so it takes no filters: both at once would leave
+    unsaid which one wins."""
+    if due is None:
+        return False
+    if not isinstance(due, bool):
+        raise InvalidInput("due must be true or false.", field="due")
+    if due and any(filters.values()):
+        raise InvalidInput(
+            "due picks the most overdue question: send it without kind, difficulty or topic.", field="due"
+        )
+    return due
+
+
 def practice_request_create(
-    *, user, kind: Any = None, difficulty: Any = None, topic: Any = None, correlation_id: str = ""
+    *,
+    user,
+    kind: Any = None,
+    difficulty: Any = None,
+    topic: Any = None,
+    due: Any = False,
+    correlation_id: str = "",
 ) -> PracticeRequest:
     """A practice request and the job that will choose its question, in one transaction."""
     filters = practice_filters_validate(kind=kind, difficulty=difficulty, topic=topic)
+    due = practice_due_validate(due=due, filters=filters)
     with transaction.atomic():
-        request = PracticeRequest.objects.create(user=user, **filters)
+        request = PracticeRequest.objects.create(user=user, due=due, **filters)
         job_enqueue(kind=GENERATE, subject_id=request.pk, correlation_id=correlation_id)
     return request
 
@@ -61,12 +86,15 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
     changes nothing)."""
     if request.attempt_id is not None:
         return request
-    question, note = question_choose_for_practice(
-        user=request.user,
-        kind=request.kind or None,
-        difficulty=request.difficulty or None,
-        topic=request.topic or None,
-    )
+    if request.due:
+        question, note = practice_due_choose(user_id=request.user_id)
+    else:
+        question, note = question_choose_for_practice(
+            user=request.user,
+            kind=request.kind or None,
+            difficulty=request.difficulty or None,
+            topic=request.topic or None,
+        )
     if question is None:
         transition(request, PracticeRequestStatus.FAILED, actor=actor, reason=note, changes={"note": note[:300]})
         return request
@@ -78,6 +106,20 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
         changes={"question": question, "attempt": attempt, "note": note[:300]},
     )
     return request
+
+
+def practice_due_choose(*, user_id: int, now: datetime | None = None) -> tuple[Question | None, str]:
+    """The most overdue question of the user's review schedule, or none and why: nothing due
+    fails the request with a note saying when the next review is due."""
+    now = now or timezone.now()
+    schedule = review_list_for_user(user_id=user_id)
+    due = [review for review in schedule if review.is_due(now)]
+    if due:
+        return Question.objects.get(pk=due[0].question_id), "The most overdue question of your review schedule."
+    upcoming = review_next_upcoming(schedule, now=now)
+    if upcoming is None:
+        return None, "Nothing is due for review: answer a question first, and it will come back when it is due."
+    return None, f"Nothing is due for review yet; the next review is due {upcoming.due_at:%d %B %Y, %H:%M} UTC."
 
 
 def practice_request_mark_failed(*, request: PracticeRequest, actor: str, reason: str) -> None:
