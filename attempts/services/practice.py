@@ -1,5 +1,5 @@
 """Practice requests: the candidate asks for a question; a `generate` job chooses one and opens
-a draft attempt for it."""
+a draft attempt for it, or continues the candidate's attempt on it."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 from django.db import transaction
 
 from attempts.models import (
-    Attempt,
     Difficulty,
     PracticeRequest,
     PracticeRequestStatus,
     QuestionKind,
 )
 from attempts.selectors.questions import question_choose_for_practice
+from attempts.services.attempts import attempt_continue_or_create
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import InvalidInput
@@ -57,8 +57,9 @@ def practice_request_mark_processing(*, request: PracticeRequest, actor: str) ->
 
 def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> PracticeRequest:
     """Inside the caller's fenced transaction, the request locked: choose the question and open
-    its draft attempt. A request that already has its attempt keeps it (a redelivered job
-    changes nothing)."""
+    its attempt: the candidate's most recent one on it when there is one (no stray draft), else
+    a new draft. A request that already has its attempt keeps it (a redelivered job changes
+    nothing)."""
     if request.attempt_id is not None:
         return request
     question, note = question_choose_for_practice(
@@ -70,7 +71,7 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
     if question is None:
         transition(request, PracticeRequestStatus.FAILED, actor=actor, reason=note, changes={"note": note[:300]})
         return request
-    attempt = Attempt.objects.create(user=request.user, question=question)
+    attempt = attempt_continue_or_create(user=request.user, question_id=question.pk)
     transition(
         request,
         PracticeRequestStatus.COMPLETED,
