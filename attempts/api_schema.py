@@ -55,6 +55,7 @@ class AttemptSerializer(serializers.Serializer):
 class SubmissionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     attempt_id = serializers.IntegerField()
+    answer = serializers.CharField(help_text="The answer as it was submitted.")
     language = _language("The language the answer is written in.")
     status = serializers.ChoiceField(choices=SubmissionStatus.choices)
     created_at = serializers.DateTimeField()

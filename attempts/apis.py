@@ -29,6 +29,7 @@ from attempts.selectors.attempts import (
     submission_list_for_attempt,
     submission_payloads,
 )
+from attempts.selectors.history import QuestionRecord, question_records_for_user
 from attempts.selectors.payloads import attempt_api_payload, practice_request_payload, submission_accepted_payload
 from attempts.selectors.questions import question_get, question_list, question_starter_codes
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
@@ -224,18 +225,42 @@ class QuestionOutputSerializer(serializers.Serializer):
 
 
 class QuestionListApi(APIView):
-    FilterSerializer = QuestionFiltersSerializer
+    class FilterSerializer(QuestionFiltersSerializer):
+        topic = StrictCharField(max_length=60, required=False, help_text="One of the question's topics, in any case.")
+        q = StrictCharField(
+            max_length=200, required=False, help_text="Words of the title or prompt, in any case (full-text search)."
+        )
+
+    class OutputSerializer(QuestionOutputSerializer):
+        best_score = serializers.SerializerMethodField(
+            help_text="The caller's best score on the question, in percent of a full score; null when never scored."
+        )
+        solved = serializers.SerializerMethodField(help_text="Whether the caller scored full marks on it once.")
+
+        def _record(self, question) -> QuestionRecord | None:
+            return self.context["records"].get(question.pk)
+
+        def get_best_score(self, question) -> float | None:
+            record = self._record(question)
+            return record.best_percent if record else None
+
+        def get_solved(self, question) -> bool:
+            record = self._record(question)
+            return record.solved if record else False
+
     pagination_class = Pagination
 
-    @extend_schema(
-        parameters=[FilterSerializer, *EMPTY_FILTERS_IGNORED], responses={200: QuestionOutputSerializer(many=True)}
-    )
+    @extend_schema(parameters=[FilterSerializer, *EMPTY_FILTERS_IGNORED], responses={200: OutputSerializer(many=True)})
     def get(self, request):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(question_list(**filters.validated_data), request, view=self)
-        return paginator.get_paginated_response(QuestionOutputSerializer(page, many=True).data)
+        # One read of the scores for the whole page, whatever its size.
+        records = question_records_for_user(user_id=request.user.pk, question_ids=[q.pk for q in page])
+        return paginator.get_paginated_response(
+            self.OutputSerializer(page, many=True, context={"records": records}).data
+        )
 
 
 @extend_schema_field(

@@ -217,8 +217,9 @@ class PracticeRequest(models.Model):
         max_length=20, choices=PracticeRequestStatus.choices, default=PracticeRequestStatus.QUEUED
     )
     question = models.ForeignKey(Question, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    attempt = models.OneToOneField(
-        Attempt, null=True, blank=True, on_delete=models.SET_NULL, related_name="practice_request"
+    # Not one-to-one: a request for a question already practised completes with that attempt.
+    attempt = models.ForeignKey(
+        Attempt, null=True, blank=True, on_delete=models.SET_NULL, related_name="practice_requests"
     )
     # Says how the choice was made, e.g. that the filters were relaxed to find a question.
     note = models.CharField(max_length=300, blank=True)

@@ -5,6 +5,7 @@ with the candidate's text kept."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -17,19 +18,16 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from attempts.forms import (
-    AttemptStartForm,
-    PracticeRequestForm,
-    QuestionFilterForm,
-    RegisterForm,
-    idempotency_key_new,
-)
-from attempts.models import PracticeRequestStatus, Question, QuestionKind
+from attempts.forms import AttemptStartForm, PracticeRequestForm, RegisterForm, idempotency_key_new
+from attempts.forms_history import TOPIC_SUGGESTIONS_ID, QuestionSearchForm
+from attempts.models import Attempt, PracticeRequestStatus, Question, QuestionKind
 from attempts.presenting import examples_view, percent
-from attempts.selectors.attempts import attempt_list_for_user, attempt_payloads, practice_request_get_for_user
-from attempts.selectors.questions import question_get, question_list, question_starter_codes
+from attempts.selectors.attempts import attempt_list_for_user, attempt_rows, practice_request_get_for_user
+from attempts.selectors.catalogue import question_catalogue
+from attempts.selectors.history import attempt_latest_for_question
+from attempts.selectors.questions import question_get, question_starter_codes
 from attempts.services.accounts import user_register
-from attempts.services.attempts import attempt_create
+from attempts.services.attempts import attempt_continue_or_create, attempt_create
 from attempts.services.practice import practice_request_create
 from attempts.throttles import RegisterThrottle, wait_in_words
 from attempts.views_common import redirect_once
@@ -93,10 +91,19 @@ def register(request: HttpRequest) -> HttpResponse:
 
 
 def questions(request: HttpRequest) -> HttpResponse:
-    form = QuestionFilterForm(request.GET)
+    form = QuestionSearchForm(request.GET)
     filters = form.filters()
-    page = Paginator(question_list(**filters), QUESTIONS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "questions/list.html", {"form": form, "filters": filters, "page": page})
+    catalogue = question_catalogue(
+        user=request.user, filters=filters, page_number=request.GET.get("page"), per_page=QUESTIONS_PER_PAGE
+    )
+    context = {
+        "form": form,
+        "filters": filters,
+        "catalogue": catalogue,
+        "page": catalogue.page,
+        "topics_id": TOPIC_SUGGESTIONS_ID,
+    }
+    return render(request, "questions/list.html", context)
 
 
 def _starters_view(question: Question) -> list[dict[str, Any]]:
@@ -128,14 +135,19 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
             "question": question,
             "examples": examples_view(question.examples),
             "starters": _starters_view(question),
-            "start_form": AttemptStartForm(initial={"idempotency_key": idempotency_key_new()}),
+            "current_attempt": (
+                attempt_latest_for_question(user=request.user, question_id=question.pk)
+                if request.user.is_authenticated
+                else None
+            ),
+            # One key per button, so neither replays the other; no ids: the two forms share a page.
+            "start_form": AttemptStartForm(initial={"idempotency_key": idempotency_key_new()}, auto_id=False),
+            "fresh_form": AttemptStartForm(initial={"idempotency_key": idempotency_key_new()}, auto_id=False),
         },
     )
 
 
-@login_required
-@require_http_methods(["GET", "POST"])
-def attempt_start(request: HttpRequest, question_id: int) -> HttpResponse:
+def _start(request: HttpRequest, question_id: int, start: Callable[..., Attempt]) -> HttpResponse:
     if request.method == "GET":
         # Reached after logging in from a "start" link: starting is a POST, so show the question.
         return redirect("question", question_id=question_id)
@@ -144,14 +156,28 @@ def attempt_start(request: HttpRequest, question_id: int) -> HttpResponse:
         if form.is_valid():
             # The button's form carries a key drawn with the page: a double click opens one attempt.
             def work() -> tuple[int, bytes]:
-                attempt = attempt_create(user=request.user, question_id=question_id)
+                attempt = start(user=request.user, question_id=question_id)
                 return 303, reverse("attempt", kwargs={"attempt_id": attempt.pk}).encode()
 
             return redirect_once(request, form.cleaned_data["idempotency_key"], {}, work)
-        attempt_id = attempt_create(user=request.user, question_id=question_id).pk
+        attempt_id = start(user=request.user, question_id=question_id).pk
     except NotFound:
         raise Http404("No such question.") from None
     return redirect("attempt", attempt_id=attempt_id)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attempt_start(request: HttpRequest, question_id: int) -> HttpResponse:
+    """The "Start practising" button: continue the most recent attempt on the question, or open one."""
+    return _start(request, question_id, attempt_continue_or_create)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attempt_start_fresh(request: HttpRequest, question_id: int) -> HttpResponse:
+    """The "Start a fresh attempt" button: a new attempt, whatever exists."""
+    return _start(request, question_id, attempt_create)
 
 
 @login_required
@@ -159,8 +185,8 @@ def attempts(request: HttpRequest) -> HttpResponse:
     attempts_of_user = attempt_list_for_user(user=request.user).select_related("question")
     page = Paginator(attempts_of_user, ATTEMPTS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
-        {"attempt": attempt, "payload": payload, "percent": _percent_of(payload)}
-        for attempt, payload in zip(page.object_list, attempt_payloads(list(page.object_list)), strict=True)
+        {"attempt": row.attempt, "payload": row.payload, "percent": _percent_of(row.payload), "record": row.record}
+        for row in attempt_rows(user=request.user, attempts=list(page.object_list))
     ]
     return render(request, "attempts/list.html", {"page": page, "rows": rows})
 

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from attempts import views, views_attempt, views_progress, views_staff
+from attempts import views, views_attempt, views_history, views_progress, views_staff
 from attempts.forms import LoginForm
 
 urlpatterns = [
@@ -23,10 +23,13 @@ urlpatterns = [
     path("questions/", views.questions, name="questions"),
     path("questions/<id:question_id>/", views.question_detail, name="question"),
     path("questions/<id:question_id>/start/", views.attempt_start, name="attempt_start"),
+    path("questions/<id:question_id>/fresh/", views.attempt_start_fresh, name="attempt_start_fresh"),
     path("attempts/", views.attempts, name="attempts"),
     path("attempts/<id:attempt_id>/", views_attempt.attempt_detail, name="attempt"),
+    path("attempts/<id:attempt_id>/compare/", views_history.attempt_compare, name="attempt-compare"),
     path("attempts/<id:attempt_id>/live/", views_attempt.attempt_live_fragment, name="attempt-live"),
     path("attempts/<id:attempt_id>/runs/", views_attempt.run_create_panel, name="attempt-run"),
+    path("submissions/<id:submission_id>/", views_history.submission_detail, name="submission"),
     path("runs/<id:run_id>/panel/", views_attempt.run_panel_fragment, name="run-panel"),
     path("practice/", views.practice_request_new, name="practice"),
     path("practice/<id:practice_request_id>/", views.practice_request_detail, name="practice_request"),

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from attempts.cache import attempt_cached
 from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
+from attempts.selectors.history import QuestionRecord, question_records_for_user
 from attempts.selectors.payloads import attempt_api_payload, result_payload
 from attempts.services.attempts import EVALUATE
 from evaluation.jobs import job_queue_position
@@ -52,10 +53,29 @@ def attempt_payloads(attempts: list[Attempt]) -> list[dict[str, Any]]:
     return [attempt_api_payload(a, results.get(a.latest_submission_id)) for a in attempts]
 
 
+@dataclass(frozen=True)
+class AttemptRow:
+    """A line of "My attempts": the attempt, its latest result, and the question's record."""
+
+    attempt: Attempt
+    payload: dict[str, Any]
+    record: QuestionRecord | None  # the best and last score over every attempt at the question
+
+
+def attempt_rows(*, user, attempts: list[Attempt]) -> list[AttemptRow]:
+    """The attempts with their payloads and their questions' records, in one read of each."""
+    records = question_records_for_user(user_id=user.pk, question_ids={a.question_id for a in attempts})
+    return [
+        AttemptRow(attempt, payload, records.get(attempt.question_id))
+        for attempt, payload in zip(attempts, attempt_payloads(attempts), strict=True)
+    ]
+
+
 def submission_payload(submission: Submission, result: Result | None) -> dict[str, Any]:
     return {
         "id": submission.pk,
         "attempt_id": submission.attempt_id,
+        "answer": submission.answer,
         "language": submission.language,
         "status": submission.status,
         "created_at": submission.created_at.isoformat(),
@@ -78,6 +98,87 @@ def submission_get_for_user(*, user, submission_id: int) -> dict[str, Any]:
     if submission is None:
         raise NotFound(f"There is no submission {submission_id}.")
     return submission_payload(submission, getattr(submission, "result", None))
+
+
+@dataclass(frozen=True)
+class SubmissionRecord:
+    """One submission of the user's with what its page names: the question and whether it is
+    its attempt's latest."""
+
+    payload: dict[str, Any]  # as `GET /api/v1/submissions/{id}/` answers it
+    question_id: int
+    question_title: str
+    latest: bool
+
+
+def submission_record_for_user(*, user, submission_id: int) -> SubmissionRecord:
+    submission = (
+        Submission.objects.select_related("result", "attempt__question")
+        .filter(pk=submission_id, attempt__user=user)
+        .first()
+    )
+    if submission is None:
+        raise NotFound(f"There is no submission {submission_id}.")
+    attempt = submission.attempt
+    return SubmissionRecord(
+        payload=submission_payload(submission, getattr(submission, "result", None)),
+        question_id=attempt.question_id,
+        question_title=attempt.question.title,
+        latest=attempt.latest_submission_id == submission.pk,
+    )
+
+
+@dataclass(frozen=True)
+class SubmissionChoice:
+    id: int
+    created_at: datetime
+    status: str
+    score: float | None  # None until scored, and for a not-scored result
+    max_score: float | None
+
+
+@dataclass(frozen=True)
+class SubmissionPair:
+    """Two submissions of one attempt to compare, and every submission to choose from."""
+
+    choices: list[SubmissionChoice]  # newest first
+    old: SubmissionChoice | None
+    new: SubmissionChoice | None
+    old_answer: str
+    new_answer: str
+    found: bool  # False when an id asked for is no submission of the attempt
+
+
+def submission_pair_for_user(
+    *, user, attempt_id: int, old_id: int | None = None, new_id: int | None = None
+) -> SubmissionPair:
+    """Two submissions of the user's attempt: those asked for, else the latest and the one
+    submitted just before it. The answers of the two alone are read."""
+    if not Attempt.objects.filter(pk=attempt_id, user=user).exists():
+        raise NotFound(f"There is no attempt {attempt_id}.")
+    rows = (
+        Submission.objects.filter(attempt_id=attempt_id)
+        .order_by("-created_at", "-id")
+        .values_list("id", "created_at", "status", "result__score", "result__max_score")
+    )
+    choices = [SubmissionChoice(*row) for row in rows]
+    by_id = {choice.id: choice for choice in choices}
+    new = by_id.get(new_id) if new_id is not None else (choices[0] if choices else None)
+    # Without an older one asked for, the one submitted just before the newer.
+    before = choices[choices.index(new) + 1 :] if new in choices else []
+    old = by_id.get(old_id) if old_id is not None else (before[0] if before else None)
+    found = (old_id is None or old is not None) and (new_id is None or new is not None)
+    if not found:
+        old = new = None
+    answers = dict(Submission.objects.filter(pk__in=[c.id for c in (old, new) if c]).values_list("id", "answer"))
+    return SubmissionPair(
+        choices=choices,
+        old=old,
+        new=new,
+        old_answer=answers.get(old.id, "") if old else "",
+        new_answer=answers.get(new.id, "") if new else "",
+        found=found,
+    )
 
 
 def practice_request_get_for_user(*, user, practice_request_id: int) -> PracticeRequest:

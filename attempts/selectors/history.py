@@ -14,7 +14,7 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from attempts.models import Result, ResultOutcome
+from attempts.models import Attempt, Result, ResultOutcome
 
 # A full score, once, makes a question solved.
 SOLVED_PERCENT = 100.0
@@ -105,3 +105,13 @@ def question_records(answers: Iterable[ScoredAnswer]) -> dict[int, QuestionRecor
 
 def question_records_for_user(*, user_id: int, question_ids: Iterable[int] | None = None) -> dict[int, QuestionRecord]:
     return question_records(scored_answers(user_id=user_id, question_ids=question_ids))
+
+
+def attempt_latest_for_question(*, user, question_id: int) -> Attempt | None:
+    """The attempt that practising the question again continues: the user's most recent one on
+    it. A mock interview's attempt never is: its deadline belongs to that session."""
+    return (
+        Attempt.objects.filter(user=user, question_id=question_id, mock_interview__isnull=True)
+        .order_by("-created_at", "-id")
+        .first()
+    )

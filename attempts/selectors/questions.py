@@ -15,11 +15,14 @@ How `question_choose_for_practice` relaxes a request it cannot meet exactly:
 
 from __future__ import annotations
 
+import difflib
 import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Max, Q, QuerySet
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db.models import F, JSONField, Max, Q, QuerySet, TextField
+from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
 from attempts.models import Difficulty, Question, QuestionKind
@@ -35,18 +38,64 @@ _NEAREST_DIFFICULTIES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The search config of the `question_search` index: a query with another config cannot use it.
+SEARCH_CONFIG = "english"
+# A title word weighs more than a prompt word when ranking matches.
+_RANKED = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
+    "prompt", weight="B", config=SEARCH_CONFIG
+)
+# How many near topics a topic that matches nothing is answered with.
+TOPIC_SUGGESTIONS = 3
+
+
+def _topics_lower_cased() -> Cast:
+    # The topic list as jsonb again after lower-casing its text, so containment (`@>`) still
+    # matches whole topics: "Graphs" finds ["graphs"], "graph" does not.
+    return Cast(Lower(Cast("topics", output_field=TextField())), output_field=JSONField())
+
+
 def question_list(
-    *, kind: str | None = None, difficulty: str | None = None, topic: str | None = None
+    *, kind: str | None = None, difficulty: str | None = None, topic: str | None = None, q: str | None = None
 ) -> QuerySet[Question]:
+    """Active questions by kind, difficulty and topic (any case), and with `q` those whose title or
+    prompt match its words (any case, any form of a word: "island" finds "islands"), best first."""
     questions = Question.objects.filter(is_active=True)
     if kind:
         questions = questions.filter(kind=kind)
     if difficulty:
         questions = questions.filter(difficulty=difficulty)
     if topic:
-        # jsonb containment (`@>`), so "graphs" matches ["graphs", "bfs"] but not "graphs-2".
-        questions = questions.filter(topics__contains=[topic])
-    return questions.order_by("id")
+        questions = questions.alias(topics_lower=_topics_lower_cased()).filter(topics_lower__contains=[topic.lower()])
+    if not q:
+        return questions.order_by("id")
+    # The very expression of the `question_search` index, so PostgreSQL can answer from it;
+    # websearch syntax takes any text a person types without a syntax error.
+    query = SearchQuery(q, config=SEARCH_CONFIG, search_type="websearch")
+    matched = questions.annotate(search=SearchVector("title", "prompt", config=SEARCH_CONFIG)).filter(search=query)
+    return matched.annotate(rank=SearchRank(_RANKED, query)).order_by(F("rank").desc(), "id")
+
+
+def question_topics() -> list[str]:
+    """The active questions' topics, each once (the first spelling met, in any case), sorted."""
+    rows = Question.objects.filter(is_active=True).values_list("topics", flat=True)
+    topics: dict[str, str] = {}
+    for row in rows:
+        for topic in row if isinstance(row, list) else []:
+            if isinstance(topic, str):
+                topics.setdefault(topic.casefold(), topic)
+    return sorted(topics.values(), key=str.casefold)
+
+
+def question_topic_suggestions(*, topic: str, topics: list[str] | None = None) -> list[str] | None:
+    """None when some active question has the topic (in any case); otherwise the bank's topics
+    nearest to it, perhaps none ("graph" -> ["graphs"]). `topics`: question_topics(), if read."""
+    by_key = {t.casefold(): t for t in (question_topics() if topics is None else topics)}
+    wanted = topic.casefold()
+    if wanted in by_key:
+        return None
+    close = difflib.get_close_matches(wanted, list(by_key), n=TOPIC_SUGGESTIONS, cutoff=0.6)
+    containing = [key for key in by_key if wanted in key]
+    return [by_key[key] for key in list(dict.fromkeys([*close, *containing]))[:TOPIC_SUGGESTIONS]]
 
 
 def _describe(*, kind: str | None, difficulty: str | None, topic: str | None) -> str:

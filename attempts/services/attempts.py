@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,6 +19,7 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
+from attempts.selectors.history import attempt_latest_for_question
 from attempts.services.admission import admission_check
 from attempts.services.languages import answer_language_validate
 from attempts.services.transitions import transition
@@ -29,11 +31,28 @@ UNFINISHED = (SubmissionStatus.QUEUED, SubmissionStatus.PROCESSING)
 EVALUATE = "evaluate"
 
 
-def attempt_create(*, user, question_id: int) -> Attempt:
+def _active_question(question_id: int) -> Question:
     question = Question.objects.filter(pk=question_id, is_active=True).first()
     if question is None:
         raise NotFound(f"There is no question {question_id}.")
-    return Attempt.objects.create(user=user, question=question)
+    return question
+
+
+def attempt_create(*, user, question_id: int) -> Attempt:
+    """A new attempt, always: the API's explicit create and the page's "fresh attempt"."""
+    return Attempt.objects.create(user=user, question=_active_question(question_id))
+
+
+def attempt_continue_or_create(*, user, question_id: int) -> Attempt:
+    """The attempt practising the question again continues (attempt_latest_for_question), so
+    its history goes on; a new draft only when there is none. The user's row is locked (FOR NO
+    KEY UPDATE, which leaves inserts referencing the user free) so two starts at once, or a
+    start racing a practice request, open one attempt and never two drafts."""
+    question = _active_question(question_id)
+    with transaction.atomic():
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+        attempt = attempt_latest_for_question(user=user, question_id=question.pk)
+        return attempt or Attempt.objects.create(user=user, question=question)
 
 
 def answer_size_check(answer: Any) -> str:

@@ -1,5 +1,5 @@
 """Practice requests: the candidate asks for a question; a `generate` job chooses one and opens
-a draft attempt for it."""
+a draft attempt for it, or continues the candidate's attempt on it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from attempts.models import (
-    Attempt,
     Difficulty,
     PracticeRequest,
     PracticeRequestStatus,
@@ -19,6 +18,7 @@ from attempts.models import (
 )
 from attempts.selectors.questions import question_choose_for_practice
 from attempts.selectors.reviews import review_list_for_user, review_next_upcoming
+from attempts.services.attempts import attempt_continue_or_create
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import InvalidInput
@@ -82,8 +82,9 @@ def practice_request_mark_processing(*, request: PracticeRequest, actor: str) ->
 
 def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> PracticeRequest:
     """Inside the caller's fenced transaction, the request locked: choose the question and open
-    its draft attempt. A request that already has its attempt keeps it (a redelivered job
-    changes nothing)."""
+    its attempt: the candidate's most recent one on it when there is one (no stray draft), else
+    a new draft. A request that already has its attempt keeps it (a redelivered job changes
+    nothing)."""
     if request.attempt_id is not None:
         return request
     if request.due:
@@ -98,7 +99,7 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
     if question is None:
         transition(request, PracticeRequestStatus.FAILED, actor=actor, reason=note, changes={"note": note[:300]})
         return request
-    attempt = Attempt.objects.create(user=request.user, question=question)
+    attempt = attempt_continue_or_create(user=request.user, question_id=question.pk)
     transition(
         request,
         PracticeRequestStatus.COMPLETED,

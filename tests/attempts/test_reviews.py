@@ -309,7 +309,8 @@ def test_a_due_request_opens_the_overdue_question_or_fails_with_its_note():
     scored(overdue, 10, datetime.now(UTC) - timedelta(days=2))
     request = _fulfil(practice_request_create(user=user, due=True))
     assert (request.status, request.question_id) == ("completed", overdue.question_id)
-    assert request.attempt.status == "draft"
+    # The review continues the question's history: its attempt, not a new draft beside it.
+    assert request.attempt_id == overdue.pk
 
     nobody = UserFactory()
     request = _fulfil(practice_request_create(user=nobody, due=True))
