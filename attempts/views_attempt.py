@@ -25,13 +25,20 @@ from attempts.apis import RunCreateApi
 from attempts.forms import SubmissionForm, idempotency_key_new
 from attempts.models import AttemptStatus, Question, QuestionKind
 from attempts.presenting import examples_view, queue_words, result_view, run_view, status_word
+from attempts.presenting_written import length_meter_view
+from attempts.selectors.answers import submission_answer_for_user
 from attempts.selectors.attempts import (
     attempt_editor_texts_for_user,
     attempt_get_for_user,
     submission_list_for_attempt,
     submission_payloads,
 )
-from attempts.selectors.questions import question_evaluator, question_get, question_starter_codes
+from attempts.selectors.questions import (
+    question_evaluator,
+    question_expected_words,
+    question_get,
+    question_starter_codes,
+)
 from attempts.selectors.reviews import review_editor_texts, review_opening
 from attempts.selectors.runs import run_get_for_user, run_payload
 from attempts.services.admission import evaluation_degraded
@@ -46,7 +53,6 @@ SUBMISSIONS_PER_PAGE = 10
 # Without JavaScript a pending page reloads itself this often.
 REFRESH_SECONDS = 2
 PENDING = (AttemptStatus.QUEUED, AttemptStatus.PROCESSING)
-PROSE_MODE = "ace/mode/markdown"
 # The longest wait the page's script may ask of the fragment views.
 MAX_WAIT_SECONDS = 30
 
@@ -171,6 +177,11 @@ def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | No
             }
         )
     pending = attempt["status"] in PENDING
+    result = attempt["result"]
+    # A written answer's feedback quotes it back with its evidence marked.
+    answer = None
+    if result is not None and (result.get("details") or {}).get("criteria"):
+        answer = submission_answer_for_user(user=request.user, submission_id=result["submission_id"])
     return {
         "attempt": attempt,
         "status_word": status_word(attempt["status"]),
@@ -178,7 +189,7 @@ def live_context(request: HttpRequest, attempt_id: int, *, min_version: int | No
         "degraded": (
             evaluation_degraded(evaluator=question_evaluator(question_id=attempt["question_id"])) if pending else None
         ),
-        "result": result_view(attempt["result"]),
+        "result": result_view(result, answer=answer),
         "submissions": rows,
         "page": page,
         "pending": pending,
@@ -228,7 +239,8 @@ def _attempt_page(
             "language": language,
             "editor_starters": starters,
             "editor_texts": texts,
-            "editor_mode": LANGUAGES[language].ace_mode if coding else PROSE_MODE,
+            "editor_mode": LANGUAGES[language].ace_mode if coding else None,
+            "length_meter": length_meter_view(question_expected_words(question=question)) if question else None,
             "draft_saved_at": draft_saved_at,
             "review": review,
             "error": error,

@@ -9,12 +9,13 @@ from datetime import datetime
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import dateformat
+from django.utils import dateformat, timezone
 
 from attempts.answer_diff import answer_diff
 from attempts.forms_history import SubmissionCompareForm
 from attempts.presenting import percent, result_view, status_word
 from attempts.selectors.attempts import SubmissionChoice, submission_pair_for_user, submission_record_for_user
+from attempts.templatetags.clock import WHEN_FORMAT
 from evaluation.languages import LANGUAGES
 from interviewprep.errors import NotFound
 
@@ -43,7 +44,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
 def _choice_label(choice: SubmissionChoice) -> str:
     scored = percent(choice.score, choice.max_score)
     score = f"{scored:g}%" if scored is not None else status_word(choice.status)
-    return f"{dateformat.format(choice.created_at, 'j M Y, H:i:s')} UTC · {score} (#{choice.id})"
+    return f"{dateformat.format(timezone.localtime(choice.created_at), WHEN_FORMAT)} · {score} (#{choice.id})"
 
 
 @login_required

@@ -1,6 +1,6 @@
 """GET /healthz: database, Redis and broker, each checked for real with a short timeout; the
 sweeper's last pass and every worker's liveness (evaluation/jobs/liveness.py); the sandbox's
-mode and each language's toolchain version are information, never a failure."""
+mode, each language's toolchain version and the prose grader's model are information, never a failure."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
+from evaluation.evaluators.minilm import unavailable_reason
 from evaluation.jobs.liveness import sweeper_state, workers_state
 from evaluation.languages import language_versions
 from evaluation.queue_depths import queue_depths
@@ -93,6 +94,10 @@ def healthz(request):
         # A broker that does not answer leaves the depths unknown: no worker is called stalled.
         body["liveness"] = liveness({} if "broker" in failed else queue_depths())
     body["sandbox"] = current_mode()
+    # Information, never a 503: written answers wait for a worker that has the model. This is the
+    # model's files and hashes as this host sees them (checked once per process, nothing loaded).
+    why = unavailable_reason()
+    body["prose_grader"] = {"status": "ok" if why is None else f"unavailable: {why}"}
     # Asked once per process; a missing toolchain (null) only refuses answers in that language.
     body["languages"] = dict(language_versions())
     if failed:

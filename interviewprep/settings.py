@@ -87,6 +87,7 @@ MIDDLEWARE = [
     # API request: DRF's views are exempt, and DRF checks CSRF for the session's user only.
     "django.middleware.csrf.CsrfViewMiddleware",
     "interviewprep.middleware.PageAuthenticationMiddleware",
+    "attempts.middleware.TimeZoneMiddleware",
     "interviewprep.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as axes asks: it turns a login it refused into our 429 (AXES_LOCKOUT_CALLABLE).

@@ -12,6 +12,9 @@ def result_payload(result: Result | None) -> dict[str, Any] | None:
         return None
     return {
         "submission_id": result.submission_id,
+        # "scored", or "not_scored" with the reason and a null score (API.md, "Written answers").
+        "outcome": result.outcome,
+        "reason": result.reason or None,
         "score": result.score,
         "max_score": result.max_score,
         "feedback": result.feedback,

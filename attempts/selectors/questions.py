@@ -26,6 +26,7 @@ from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
 from attempts.models import Difficulty, Question, QuestionKind
+from evaluation.evaluators.written import length_rule
 from evaluation.languages import DEFAULT_LANGUAGE, starter_codes
 from interviewprep.errors import NotFound
 
@@ -227,3 +228,12 @@ def question_starter_codes(*, question: Question) -> dict[str, str]:
     if "signature" not in question.evaluation_spec:
         return {DEFAULT_LANGUAGE: question.starter_code} if question.starter_code else {}
     return starter_codes(question.evaluation_spec)
+
+
+def question_expected_words(*, question: Question) -> dict[str, int] | None:
+    """A written answer's expected length, `{"min", "max", "min_scored"}` in words, from the
+    grader's own length rule (under `min_scored` an answer is not scored); None for coding."""
+    if question.kind == QuestionKind.CODING:
+        return None
+    min_scored, low, high = length_rule(question.evaluation_spec)
+    return {"min": low, "max": high, "min_scored": min_scored}

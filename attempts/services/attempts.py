@@ -15,6 +15,7 @@ from attempts.models import (
     AttemptStatus,
     Question,
     Result,
+    ResultOutcome,
     StateChange,
     Submission,
     SubmissionStatus,
@@ -169,11 +170,13 @@ def result_record(
     *,
     attempt: Attempt,
     submission: Submission,
-    score: float,
+    score: float | None,
     max_score: float,
     feedback: str,
     details: dict,
     actor: str,
+    outcome: str = ResultOutcome.SCORED,
+    reason: str = "",
 ) -> Result | None:
     """Record a submission's result inside the caller's fenced transaction.
 
@@ -183,8 +186,16 @@ def result_record(
     """
     if attempt.latest_submission_id != submission.pk:
         return None
+    # A not-scored result (no score, a reason) completes the attempt like any other: it is kept
+    # in the history, and the history's selectors never count it as a score.
     result = Result.objects.create(
-        submission=submission, score=score, max_score=max_score, feedback=feedback, details=details
+        submission=submission,
+        outcome=outcome,
+        reason=reason,
+        score=score,
+        max_score=max_score,
+        feedback=feedback,
+        details=details,
     )
     record: list[StateChange] = []
     transition(submission, SubmissionStatus.COMPLETED, actor=actor, record=record)

@@ -35,16 +35,46 @@ class EvaluationRequest:
     try_number: int = 1
 
 
+SCORED = "scored"
+NOT_SCORED = "not_scored"
+# Why an answer was evaluated but given no score (API.md, "Written answers").
+NOT_SCORED_REASONS = ("blank", "too_short", "off_topic", "not_english")
+
+
 @dataclass
 class EvaluationOutcome:
-    score: float
+    """A score out of `max_score`, or (outcome "not_scored") no score and the reason why."""
+
+    score: float | None
     max_score: float
     feedback: str
     details: dict[str, Any] = field(default_factory=dict)
+    outcome: str = SCORED
+    reason: str = ""
 
     def __post_init__(self) -> None:
-        if self.max_score <= 0 or not 0 <= self.score <= self.max_score:
-            raise PermanentEvaluationError(f"evaluator returned score {self.score} outside 0..{self.max_score}")
+        if self.max_score <= 0:
+            raise PermanentEvaluationError(f"evaluator returned max_score {self.max_score}")
+        if self.outcome == SCORED:
+            if self.score is None or not 0 <= self.score <= self.max_score or self.reason:
+                raise PermanentEvaluationError(
+                    f"evaluator returned score {self.score} outside 0..{self.max_score} (or a reason with a score)"
+                )
+        elif self.outcome == NOT_SCORED:
+            if self.score is not None or self.reason not in NOT_SCORED_REASONS:
+                raise PermanentEvaluationError(
+                    f"a not-scored outcome has no score and a reason in {NOT_SCORED_REASONS}, not {self.reason!r}"
+                )
+        else:
+            raise PermanentEvaluationError(f"evaluator returned an unknown outcome {self.outcome!r}")
+
+    @classmethod
+    def not_scored(
+        cls, *, reason: str, feedback: str, max_score: float, details: dict[str, Any] | None = None
+    ) -> EvaluationOutcome:
+        return cls(
+            score=None, max_score=max_score, feedback=feedback, details=details or {}, outcome=NOT_SCORED, reason=reason
+        )
 
 
 class Evaluator(Protocol):

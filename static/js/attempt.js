@@ -1,6 +1,7 @@
-// The attempt page: the code editor, drafts saved as you type, Run, Submit without leaving the
-// page, and the result drawn in place the moment it exists. Without this file the page still
-// works: a plain textarea, a form post, and a page that reloads itself while grading.
+// The attempt page: the code editor (or, for prose, a textarea with a live word count), drafts
+// saved as you type, Run, Submit without leaving the page, and the result drawn in place the
+// moment it exists. Without this file the page still works: a plain textarea, a form post, and
+// a page that reloads itself while grading.
 (function () {
   "use strict";
 
@@ -21,6 +22,69 @@
   function pageData(id, fallback) {
     var node = document.getElementById(id);
     return node ? JSON.parse(node.textContent) : fallback;
+  }
+
+  // --- times: drawn as the server's `when` filter draws them, "2 Dec 2026, 18:39 CET", in the
+  // candidate's zone; whatever the browser's locale would say ("06:39 PM", "6:40 p.m.").
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  var zoneNames = JSON.parse(form.getAttribute("data-time-zone-names") || "{}");
+  function timeFormat(zone) {
+    return new Intl.DateTimeFormat("en-US", {
+      timeZone: zone, year: "numeric", month: "numeric", day: "numeric",
+      hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "longOffset",
+    });
+  }
+  var timeParts;
+  try {
+    timeParts = timeFormat(form.getAttribute("data-time-zone") || "UTC");
+  } catch (e) {
+    // A zone this browser does not know: UTC, as the server falls back to for a zone it does not know.
+    zoneNames = { 0: "UTC" };
+    timeParts = timeFormat("UTC");
+  }
+
+  function whenText(date) {
+    var parts = {};
+    timeParts.formatToParts(date).forEach(function (part) { parts[part.type] = part.value; });
+    // "GMT+05:30" (or "GMT" at offset 0) -> 330: the key of the server's abbreviations.
+    var offset = /GMT([+-])(\d{1,2})(?::(\d{2}))?/.exec(parts.timeZoneName || "");
+    var minutes = offset ? (offset[1] === "-" ? -1 : 1) * (parseInt(offset[2], 10) * 60 + parseInt(offset[3] || "0", 10)) : 0;
+    var name = zoneNames[String(minutes)] || parts.timeZoneName;
+    return parts.day + " " + MONTHS[parseInt(parts.month, 10) - 1] + " " + parts.year + ", " + parts.hour + ":" + parts.minute + " " + name;
+  }
+
+  function whenElement(date) {
+    var node = document.createElement("time");
+    node.setAttribute("datetime", date.toISOString());
+    node.textContent = whenText(date);
+    return node;
+  }
+
+  // --- a written answer's length, counted as the grader counts it, against what is expected
+  var meter = form.querySelector("[data-length-meter]");
+  var countLine = meter && meter.querySelector("[data-word-count]");
+  var wordPattern = meter && new RegExp(meter.getAttribute("data-word-pattern"), "g");
+
+  function lengthWords(count) {
+    var minScored = parseInt(meter.getAttribute("data-min-scored"), 10);
+    var low = parseInt(meter.getAttribute("data-min-words"), 10);
+    var high = parseInt(meter.getAttribute("data-max-words"), 10);
+    if (count < minScored) return ["too-short", "too short to be scored"];
+    if (count < low) return ["short", "shorter than expected"];
+    if (count > high) return ["long", "longer than expected"];
+    return ["ok", "within the expected length"];
+  }
+
+  function countWords() {
+    if (!meter) return;
+    var count = (textarea.value.match(wordPattern) || []).length;
+    var minutes = count / parseInt(meter.getAttribute("data-words-per-minute"), 10);
+    var state = lengthWords(count);
+    countLine.textContent = count + (count === 1 ? " word" : " words") + ", about " +
+      minutes.toFixed(1).replace(/\.0$/, "") + (minutes.toFixed(1) === "1.0" ? " minute" : " minutes") +
+      " to say: " + state[1] + ".";
+    countLine.setAttribute("data-length-state", state[0]);
+    countLine.hidden = false;
   }
 
   // --- languages: each keeps its own text (its draft), and opens on its starter until it has one
@@ -117,6 +181,7 @@
     }
   });
   textarea.addEventListener("input", changed);
+  textarea.addEventListener("input", countWords);
 
   // --- messages -----------------------------------------------------------------------------
   function showError(message) {
@@ -216,8 +281,8 @@
         if (result.response.ok) {
           saved[which] = value;
           if (which) serverLanguage = which;
-          var at = new Date(result.body.saved_at || Date.now());
-          setDraftStatus("Draft saved " + at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+          setDraftStatus("Draft saved ");
+          draftStatus.appendChild(whenElement(new Date(result.body.saved_at || Date.now())));
           if (unsaved() !== undefined) {
             draftState("pending");
             draftTimer = window.setTimeout(saveDraft, 0);
@@ -457,6 +522,7 @@
   }
 
   startEditor();
+  countWords();
   if (picker) picker.addEventListener("change", switchLanguage);
   var initial = panelState();
   if (initial.pending) follow(initial.version + 1, false);

@@ -30,6 +30,7 @@ from evaluation.evaluators.base import (
     get_evaluator,
 )
 from evaluation.evaluators.remote import RemoteModelEvaluator, parse_retry_after
+from tests.evaluation import written_questions as W
 from tests.helpers import Clock
 from tests.processes import wait_for
 
@@ -221,32 +222,14 @@ def test_good_answer_is_scored_by_weights(model_server: ModelServer, remote_conf
     assert outcome.score == GOOD_SCORE
     assert outcome.max_score == 100
     assert outcome.feedback == GOOD_GRADING["feedback"]
-    assert outcome.details == {
-        "criteria": [
-            {
-                "id": "correctness",
-                "title": "Correctness",
-                "weight": 2.0,
-                "score": 1.0,
-                "explanation": "All requirements met.",
-            },
-            {
-                "id": "scaling",
-                "title": "Scaling",
-                "weight": 1.0,
-                "score": 0.5,
-                "explanation": "Sharding mentioned, not justified.",
-            },
-            {
-                "id": "tradeoffs",
-                "title": "Trade-offs",
-                "weight": 1.0,
-                "score": 0.0,
-                "explanation": "None discussed.",
-            },
-        ],
-        "model": "grader-1-2026",
-    }
+    assert outcome.details["grader"] == {"id": "remote", "model": "grader-1-2026", "version": "chat-completions"}
+    assert [(c["id"], c["weight"], c["score"], c["met"], c["evidence"]) for c in outcome.details["criteria"]] == [
+        ("correctness", 2.0, 1.0, True, []),
+        ("scaling", 1.0, 0.5, False, []),
+        ("tradeoffs", 1.0, 0.0, False, []),
+    ]
+    assert outcome.details["criteria"][1]["explanation"] == "Sharding mentioned, not justified."
+    assert outcome.details["insights"]["words"] == 16  # "key-value" and "100/100" are two words each
 
 
 def test_request_is_an_openai_chat_completion_with_the_rubric_as_context(
@@ -610,3 +593,72 @@ def test_retry_after_accepts_seconds_and_http_dates(header: str | None, expected
 
 def _body_only(reply: Reply) -> dict[str, Any]:
     return {"status": reply.status, "body": reply.body, "headers": reply.headers}
+
+
+# --- the local grader's shape, and falling back to it -----------------------------------------
+
+
+def _written_request(try_number: int = 1) -> EvaluationRequest:
+    return EvaluationRequest(
+        question_slug="url-shortener",
+        question_kind="system_design",
+        prompt=W.PROMPT,
+        spec=W.SPEC,
+        answer=W.HONEST_SHORT,
+        submission_id=7,
+        try_number=try_number,
+    )
+
+
+def test_the_model_receives_the_example_sentences_and_only_the_answers_sentences_are_quoted(
+    model_server: ModelServer, remote_config: dict[str, Any]
+) -> None:
+    quoted = "Old links expire after a year and a nightly job deletes them."
+    grading = {
+        "criteria": [
+            {"id": c["id"], "score": 1, "explanation": "ok", "evidence": [quoted, "A sentence nobody wrote."]}
+            for c in W.SPEC["criteria"]
+        ],
+        "feedback": "Good.",
+    }
+    model_server.script(completion(grading))
+
+    outcome = RemoteModelEvaluator().evaluate(_written_request())
+
+    sent = json.loads(model_server.requests[0].body["messages"][1]["content"])
+    assert sent["rubric"]["criteria"][0]["examples"] == W.SPEC["criteria"][0]["examples"]
+    assert outcome.score == 100
+    assert all(c["evidence"] == [quoted] for c in outcome.details["criteria"])
+    assert outcome.details["follow_up"] == W.SPEC["criteria"][0]["follow_up"]
+
+
+def test_a_transient_failure_before_the_last_try_is_retried_not_graded_locally(
+    model_server: ModelServer, remote_config: dict[str, Any]
+) -> None:
+    model_server.script(Reply(status=500))
+    with pytest.raises(TransientEvaluationError):
+        RemoteModelEvaluator(breaker=Breaker("test-fallback-early")).evaluate(_written_request(try_number=1))
+
+
+def test_a_transient_failure_on_the_last_try_is_graded_locally_and_says_so(
+    model_server: ModelServer, remote_config: dict[str, Any]
+) -> None:
+    model_server.script(Reply(status=503))
+    request = _written_request(try_number=settings.CONFIG.job_max_tries)
+
+    outcome = RemoteModelEvaluator(breaker=Breaker("test-fallback-last")).evaluate(request)
+
+    local = get_evaluator("rubric").evaluate(request)
+    assert outcome.score == local.score and outcome.score is not None
+    assert outcome.details["grader"]["id"] == "rubric"
+    assert outcome.details["grader"]["fallback_from"] == "remote"
+    assert "HTTP 503" in outcome.details["grader"]["fallback_reason"]
+
+
+def test_a_refusing_endpoint_is_replaced_by_the_local_grader(
+    model_server: ModelServer, remote_config: dict[str, Any]
+) -> None:
+    model_server.script(Reply(status=401, body=b'{"error": "invalid api key"}'))
+    outcome = RemoteModelEvaluator(breaker=Breaker("test-fallback-401")).evaluate(_written_request())
+    assert outcome.details["grader"]["fallback_from"] == "remote"
+    assert "HTTP 401" in outcome.details["grader"]["fallback_reason"]

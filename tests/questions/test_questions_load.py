@@ -50,7 +50,12 @@ def _valid_rubric_question(slug: str = "tell-me-about-a-bug") -> dict:
                     "title": "Method",
                     "weight": 1,
                     "description": "Debugs methodically.",
-                    "concepts": {"reproduction": ["reproduce"], "bisecting": ["bisect"]},
+                    "examples": [
+                        "First I reproduced the crash on my laptop with the exact request from the logs.",
+                        "I bisected the last forty commits and found the one that introduced the race.",
+                    ],
+                    "missing": "Say how you narrowed the bug down: reproducing it, then bisecting.",
+                    "follow_up": "How did you know the fix was the right one?",
                 },
             ]
         },

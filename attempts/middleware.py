@@ -1,0 +1,50 @@
+"""Pages speak in the candidate's own time zone: Django's current zone is theirs while a page
+renders, so every `{{ value|when }}` (attempts/templatetags/clock.py) shows local time."""
+
+from __future__ import annotations
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.utils import timezone
+
+from attempts.selectors.clock import preferences_time_zone
+
+
+def _speaks_json(request) -> bool:
+    # The API speaks UTC whoever asks: DRF renders datetimes in the current zone, so it stays
+    # the default there, and an API request costs no preferences read.
+    return request.path.startswith("/api/")
+
+
+class TimeZoneMiddleware:
+    """Activates the signed-in candidate's zone (UTC otherwise) around the view, in the sync
+    chain and the async one alike (an async view's wait must not be pushed onto a thread)."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self._acall(request)
+        if _speaks_json(request):
+            return self.get_response(request)
+        timezone.activate(preferences_time_zone(user=request.user))
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()
+
+    async def _acall(self, request):
+        if _speaks_json(request):
+            return await self.get_response(request)
+        user = await request.auser()
+        timezone.activate(await sync_to_async(preferences_time_zone)(user=user))
+        try:
+            return await self.get_response(request)
+        finally:
+            timezone.deactivate()
