@@ -45,6 +45,16 @@ class QueuePositionSerializer(serializers.Serializer):
     estimated_seconds = serializers.FloatField(allow_null=True)
 
 
+class ReferenceSerializer(serializers.Serializer):
+    answer = serializers.CharField(allow_blank=True)
+    explanation = serializers.CharField(allow_blank=True)
+
+
+class AttemptMockInterviewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    deadline = serializers.DateTimeField(help_text="A submit from this moment on is refused with 409.")
+
+
 class AttemptSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     question_id = serializers.IntegerField()
@@ -56,6 +66,12 @@ class AttemptSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     queue = QueuePositionSerializer(required=False, help_text="Only while the attempt is queued.")
+    hints_revealed = serializers.IntegerField(help_text="How many of the question's hints were revealed, in order.")
+    gave_up = serializers.BooleanField(help_text='Whether the candidate chose "I give up".')
+    reference = ReferenceSerializer(
+        allow_null=True, help_text="The model answer and its explanation: null until a full score or a give-up."
+    )
+    mock_interview = AttemptMockInterviewSerializer(allow_null=True, help_text="The timed session it belongs to.")
 
 
 class SubmissionSerializer(serializers.Serializer):

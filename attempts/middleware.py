@@ -6,13 +6,19 @@ from __future__ import annotations
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.utils import timezone
 
-from attempts.selectors.clock import preferences_time_zone
+from attempts.selectors.preferences import preferences_for_user, time_zone_or_utc
 
 
 def _speaks_json(request) -> bool:
     # The API speaks UTC whoever asks: DRF renders datetimes in the current zone, so it stays
     # the default there, and an API request costs no preferences read.
     return request.path.startswith("/api/")
+
+
+def _activate(request, preferences) -> None:
+    # Kept on the request, so the templates' `blind` (attempts.context_processors) reads no more.
+    request.preferences = preferences
+    timezone.activate(time_zone_or_utc(preferences.time_zone))
 
 
 class TimeZoneMiddleware:
@@ -33,7 +39,7 @@ class TimeZoneMiddleware:
             return self._acall(request)
         if _speaks_json(request):
             return self.get_response(request)
-        timezone.activate(preferences_time_zone(user=request.user))
+        _activate(request, preferences_for_user(user=request.user))
         try:
             return self.get_response(request)
         finally:
@@ -43,7 +49,7 @@ class TimeZoneMiddleware:
         if _speaks_json(request):
             return await self.get_response(request)
         user = await request.auser()
-        timezone.activate(await sync_to_async(preferences_time_zone)(user=user))
+        _activate(request, await sync_to_async(preferences_for_user)(user=user))
         try:
             return await self.get_response(request)
         finally:

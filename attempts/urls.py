@@ -1,6 +1,6 @@
 from django.urls import path
 
-from attempts import apis, apis_progress
+from attempts import apis, apis_practice, apis_progress
 
 urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
@@ -19,6 +19,15 @@ urlpatterns = [
     path("attempts/<id:attempt_id>/submissions/", apis.SubmissionListCreateApi.as_view(), name="api-submissions"),
     path("attempts/<id:attempt_id>/runs/", apis.RunCreateApi.as_waiting_view(), name="api-runs"),
     path("attempts/<id:attempt_id>/draft/", apis.AttemptDraftApi.as_view(), name="api-attempt-draft"),
+    path("attempts/<id:attempt_id>/hints/", apis_practice.AttemptHintsApi.as_view(), name="api-attempt-hints"),
+    path("attempts/<id:attempt_id>/give-up/", apis_practice.AttemptGiveUpApi.as_view(), name="api-attempt-give-up"),
+    path("questions/<id:question_id>/note/", apis_practice.QuestionNoteApi.as_view(), name="api-question-note"),
+    path("mock-interviews/", apis_practice.MockInterviewListCreateApi.as_view(), name="api-mock-interviews"),
+    path(
+        "mock-interviews/<id:mock_interview_id>/",
+        apis_practice.MockInterviewDetailApi.as_view(),
+        name="api-mock-interview",
+    ),
     path("ops/attempts/<id:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
     path("submissions/<id:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
     path("runs/<id:run_id>/", apis.RunDetailApi.as_view(), name="api-run"),

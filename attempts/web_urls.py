@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from attempts import views, views_attempt, views_history, views_progress, views_staff
+from attempts import views, views_attempt, views_history, views_practice, views_progress, views_staff
 from attempts.forms import LoginForm
 
 urlpatterns = [
@@ -31,6 +31,13 @@ urlpatterns = [
     path("attempts/<id:attempt_id>/runs/", views_attempt.run_create_panel, name="attempt-run"),
     path("submissions/<id:submission_id>/", views_history.submission_detail, name="submission"),
     path("runs/<id:run_id>/panel/", views_attempt.run_panel_fragment, name="run-panel"),
+    path("attempts/<id:attempt_id>/hints/", views_practice.attempt_hint_page, name="attempt-hint"),
+    path("attempts/<id:attempt_id>/give-up/", views_practice.attempt_give_up_page, name="attempt-give-up"),
+    path("questions/<id:question_id>/note/", views_practice.question_note_page, name="question-note"),
+    path("mock/", views_practice.mock_interviews, name="mock"),
+    path("mock/<id:mock_interview_id>/", views_practice.mock_interview_detail, name="mock_interview"),
+    path("notes/", views_practice.notes, name="notes"),
+    path("settings/", views_practice.settings_page, name="settings"),
     path("practice/", views.practice_request_new, name="practice"),
     path("practice/<id:practice_request_id>/", views.practice_request_detail, name="practice_request"),
     path("progress/", views_progress.progress_page, name="progress"),

@@ -109,6 +109,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # Blind mode and the time zone of the candidate's preferences, read by the pages.
+                "attempts.context_processors.preferences",
             ],
         },
     },
@@ -228,6 +230,7 @@ SPECTACULAR_SETTINGS = {
         "SubmissionStatusEnum": "attempts.models.SubmissionStatus",
         "WorkStatusEnum": "attempts.models.RunStatus",
         "LanguageEnum": "attempts.api_schema.LANGUAGE_IDS",
+        "KindEnum": "attempts.models.QuestionKind",
     },
 }
 

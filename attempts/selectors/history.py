@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from attempts.models import Attempt, Result, ResultOutcome
 
@@ -42,6 +42,12 @@ class QuestionRecord:
     @property
     def solved(self) -> bool:
         return self.best_percent >= SOLVED_PERCENT
+
+
+def solving_results() -> QuerySet[Result]:
+    """The results that make their question solved (a full score), as SQL: for a read that must
+    stay one query, such as whether an attempt's reference answer has opened."""
+    return Result.objects.filter(outcome=ResultOutcome.SCORED, score__gte=F("max_score") * SOLVED_PERCENT / 100)
 
 
 def scored_answers(*, user_id: int, question_ids: Iterable[int] | None = None) -> list[ScoredAnswer]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Case, Exists, F, OuterRef, Q, When
+
 from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
+from attempts.selectors.history import solving_results
 
 
 def result_payload(result: Result | None) -> dict[str, Any] | None:
@@ -37,11 +40,54 @@ def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
     }
 
 
-def attempt_api_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
-    """The attempt as the API shows it: its state (the cached copy's shape) and its language,
-    which is read from the row, never cached (a draft save or a run changes it without a new
-    version)."""
-    return {**attempt_payload(attempt, result), "language": attempt.language}
+def attempt_row_fields(*, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """What the API shows of each attempt beside its cached copy, in one query for any number
+    of them: its language, the hints revealed, whether the candidate gave up, and the question's
+    reference answer and explanation, only once they are open (a full score on this attempt, or
+    "I give up"; the texts are not even read before). Never cached: a draft save, a run, a hint
+    or a give-up changes them without a new version. `mock_interview` names the session whose
+    deadline holds the attempt's submits, if any."""
+    unlocked = Q(gave_up_at__isnull=False) | Q(passed=True)
+    rows = (
+        Attempt.objects.filter(pk__in=attempt_ids)
+        .order_by()
+        .annotate(passed=Exists(solving_results().filter(submission__attempt_id=OuterRef("pk"))))
+        .annotate(
+            reference_answer=Case(When(unlocked, then=F("question__reference_answer"))),
+            reference_explanation=Case(When(unlocked, then=F("question__explanation"))),
+        )
+        .values_list(
+            "pk",
+            "language",
+            "hints_revealed",
+            "gave_up_at",
+            "passed",
+            "reference_answer",
+            "reference_explanation",
+            "mock_interview_id",
+            "mock_interview__deadline",
+        )
+    )
+    return {
+        pk: {
+            "language": language,
+            "hints_revealed": hints_revealed,
+            "gave_up": gave_up_at is not None,
+            "reference": ({"answer": answer, "explanation": explanation} if passed or gave_up_at is not None else None),
+            "mock_interview": {"id": mock_id, "deadline": deadline.isoformat()} if mock_id else None,
+        }
+        for pk, language, hints_revealed, gave_up_at, passed, answer, explanation, mock_id, deadline in rows
+    }
+
+
+def attempt_api_payload(
+    attempt: Attempt, result: Result | None, fields: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The attempt as the API shows it: its state (the cached copy's shape) and the fields read
+    from its row (`attempt_row_fields`, read here when not given)."""
+    if fields is None:
+        fields = attempt_row_fields(attempt_ids=[attempt.pk])[attempt.pk]
+    return {**attempt_payload(attempt, result), **fields}
 
 
 def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
@@ -74,4 +120,15 @@ def practice_request_payload(request: PracticeRequest) -> dict[str, Any]:
         "question_id": request.question_id,
         "attempt_id": request.attempt_id,
         "note": request.note,
+    }
+
+
+def attempt_hints_payload(attempt: Attempt) -> dict[str, Any]:
+    """The hints revealed so far, in order, and how many the question has (`question` loaded)."""
+    hints = attempt.question.hints
+    return {
+        "attempt_id": attempt.pk,
+        "hints_revealed": attempt.hints_revealed,
+        "hints_total": len(hints),
+        "hints": hints[: attempt.hints_revealed],
     }

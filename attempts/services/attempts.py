@@ -3,6 +3,7 @@ draft being typed."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -23,6 +24,7 @@ from attempts.models import (
 from attempts.selectors.history import attempt_latest_for_question
 from attempts.services.admission import admission_check
 from attempts.services.languages import answer_language_validate
+from attempts.services.mock import mock_deadline_check
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
@@ -108,14 +110,21 @@ def attempt_draft_save(*, user, attempt_id: int, answer: str, language: str | No
 
 
 def submission_create(
-    *, user, attempt_id: int, answer: str, language: str | None = None, correlation_id: str = ""
+    *,
+    user,
+    attempt_id: int,
+    answer: str,
+    language: str | None = None,
+    correlation_id: str = "",
+    now: datetime | None = None,
 ) -> Submission:
     """A submit, in one transaction (the caller's, when it has one open).
 
     The attempt's row lock serialises submits on one attempt, so exactly one is the latest and
     every older unfinished one is superseded. Without a language, the attempt's (read under that
-    lock); the submission's becomes the attempt's. A refusal (not found, bad language, overload)
-    writes nothing. The returned submission's `attempt` is the attempt as this submit left it.
+    lock); the submission's becomes the attempt's. A refusal (not found, a mock interview's
+    deadline come at `now`, bad language, overload) writes nothing. The returned submission's
+    `attempt` is the attempt as this submit left it.
     """
     answer_validate(answer)
     actor = f"user:{user.pk}"
@@ -128,12 +137,17 @@ def submission_create(
         )
         if attempt is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
+        mock_deadline_check(attempt=attempt, now=now)
         language = answer_language_validate(
             language=attempt.language if language is None else language, question_kind=attempt.question.kind
         )
         admission_check(kind=EVALUATE, evaluator=attempt.question.evaluator)
         submission = Submission.objects.create(
-            attempt=attempt, answer=answer, language=language, idempotency_key=correlation_id[:255]
+            attempt=attempt,
+            answer=answer,
+            language=language,
+            idempotency_key=correlation_id[:255],
+            hints_used=attempt.hints_revealed,
         )
         older = list(
             Submission.objects.filter(attempt=attempt, status__in=UNFINISHED)

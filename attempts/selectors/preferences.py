@@ -1,13 +1,20 @@
-"""The candidate's own time zone, which every time on the pages is shown in."""
+"""Reads of a candidate's preferences: blind mode, and the time zone every page speaks in."""
 
 from __future__ import annotations
 
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from attempts.models import Preferences
 
 UTC = ZoneInfo("UTC")
+
+
+def preferences_for_user(*, user) -> Preferences:
+    """The user's preferences, or the defaults (not blind, UTC) as an unsaved row when they have
+    never saved any: `preferences.pk is None` says the time zone was never chosen."""
+    if not getattr(user, "is_authenticated", False):
+        return Preferences()
+    return Preferences.objects.filter(user=user).first() or Preferences(user=user)
 
 
 def time_zone_or_utc(name: str | None) -> ZoneInfo:
@@ -19,11 +26,3 @@ def time_zone_or_utc(name: str | None) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         return UTC
-
-
-def preferences_time_zone(*, user: Any) -> ZoneInfo:
-    """The zone `user` chose in their preferences; UTC for anyone who chose none."""
-    if not getattr(user, "is_authenticated", False):
-        return UTC
-    name = Preferences.objects.filter(user_id=user.pk).values_list("time_zone", flat=True).first()
-    return time_zone_or_utc(name)
