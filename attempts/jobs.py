@@ -168,6 +168,8 @@ class _Run:
     answer: str
     language: str
     inputs: list[list] | None
+    # The question's Python reference answer: custom inputs' expected values come from it.
+    reference: str
 
 
 @dataclass
@@ -198,14 +200,25 @@ class RunExecution:
 
     def start(self, run: Run, *, actor: str, try_number: int) -> _Run:
         run_start_processing(run=run, actor=actor)
+        question = run.attempt.question
         return _Run(
-            spec=run.attempt.question.evaluation_spec, answer=run.answer, language=run.language, inputs=run.inputs
+            spec=question.evaluation_spec,
+            answer=run.answer,
+            language=run.language,
+            inputs=run.inputs,
+            reference=question.reference_answer,
         )
 
     def run(self, work: _Run) -> _RunOutput:
         try:
             return _RunOutput(
-                result=code_run(spec=work.spec, answer=work.answer, inputs=work.inputs, language=work.language)
+                result=code_run(
+                    spec=work.spec,
+                    answer=work.answer,
+                    inputs=work.inputs,
+                    language=work.language,
+                    reference=work.reference,
+                )
             )
         except InvalidInput as exc:
             return _RunOutput(refused=exc.detail)

@@ -6,11 +6,14 @@ run's cases always say the same thing the same way, and never show internals.
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from attempts.presenting_written import not_scored_words, written_view
+from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 # What a candidate reads for each state of an attempt or a submission.
 STATUS_WORDS = {
@@ -65,15 +68,30 @@ def percent(score: Any, max_score: Any) -> float | None:
         return None
 
 
-def examples_view(examples: Any) -> list[list[tuple[str, str]]]:
+def written(json_text: str, language: Any) -> str:
+    """Values written in JSON (a row's input, expected or got) in `language`'s notation, so the
+    examples, a run's cases and a result's tests write a value the same way; an unknown
+    language leaves them as JSON."""
+    found = LANGUAGES.get(language) if isinstance(language, str) else None
+    return found.written(json_text) if found else json_text
+
+
+def examples_view(examples: Any, *, tests: Any = None, language: str = DEFAULT_LANGUAGE) -> list[list[tuple[str, str]]]:
     """Examples as (label, text) rows: the bank writes {input, output, explanation?}, but
-    anything else it may hold is shown as text rather than dropped or rendered as markup."""
+    anything else it may hold is shown as text rather than dropped or rendered as markup.
+
+    The bank writes an example's values in Python. Where the example is the question's visible
+    test of the same place (`tests`: the spec's tests), its values are that test's, written
+    in `language`'s notation with the parameters named as that language's entry point names them."""
     if not isinstance(examples, list):
         return []
+    visible = [t for t in tests if isinstance(t, dict) and t.get("visible")] if isinstance(tests, list) else []
     order = {"input": 0, "output": 1, "explanation": 2}
     rows = []
-    for example in examples:
+    for position, example in enumerate(examples):
         if isinstance(example, dict):
+            test = visible[position] if position < len(visible) else None
+            example = _example_in(example, test, language) if test is not None else example
             items = sorted(example.items(), key=lambda item: order.get(item[0], len(order)))
             rows.append([(str(key).replace("_", " ").capitalize(), as_text(value)) for key, value in items])
         else:
@@ -81,12 +99,41 @@ def examples_view(examples: Any) -> list[list[tuple[str, str]]]:
     return rows
 
 
-def case_view(row: dict[str, Any]) -> dict[str, Any]:
-    """A test of a submission or a case of a run. Only visible ones carry input and values."""
+def _example_in(example: dict[str, Any], test: dict[str, Any], language: str) -> dict[str, Any]:
+    """The example with its input and output taken from `test` and written in `language`, when
+    its Python literals are exactly that test's arguments and expected value; else as it is."""
+
+    def as_json(value: Any) -> Any:  # arguments arrive as JSON: tuples are lists
+        return [as_json(item) for item in value] if isinstance(value, tuple | list) else value
+
+    text, output = example.get("input"), example.get("output")
+    if not isinstance(text, str) or not isinstance(output, str) or language not in LANGUAGES:
+        return example
+    names = re.findall(r"(?:^|, )([a-z_][a-z0-9_]*) = ", text.strip())
+    literals = re.split(r"(?:^|, )[a-z_][a-z0-9_]*\s=\s", text.strip())[1:]
+    try:
+        args = [as_json(ast.literal_eval(literal)) for literal in literals]
+        expected = as_json(ast.literal_eval(output.strip()))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return example
+    if not names or args != test.get("args") or expected != test.get("expected"):
+        return example
+    notation = LANGUAGES[language]
+    shown = ", ".join(
+        f"{notation.param_name(name)} = {notation.written(json.dumps(arg, ensure_ascii=False))}"
+        for name, arg in zip(names, args, strict=True)
+    )
+    return {**example, "input": shown, "output": notation.written(json.dumps(expected, ensure_ascii=False))}
+
+
+def case_view(row: dict[str, Any], *, language: Any = None) -> dict[str, Any]:
+    """A test of a submission or a case of a run. Only visible ones carry input and values,
+    written in the notation of the `language` that ran them."""
     outcome = str(row.get("outcome", ""))
     visible = bool(row.get("visible", True))
     shown = {
-        label: as_text(row[key])
+        label: written(row[key], language) if key in ("input", "expected", "got") and isinstance(row[key], str)
+        else as_text(row[key])
         for key, label in (
             ("input", "Input"),
             ("expected", "Expected"),
@@ -95,7 +142,13 @@ def case_view(row: dict[str, Any]) -> dict[str, Any]:
             ("stdout", "Printed"),
         )
         if visible and row.get(key) not in (None, "")
-    }
+    }  # fmt: skip
+    failed = row.get("reference_failed")
+    if visible and isinstance(failed, str):  # a custom input the reference answer gives no value for
+        shown["Expected"] = (
+            f"None: the reference solution fails on this input ({OUTCOME_WORDS.get(failed, failed).lower()}), "
+            "so it may be outside the problem's domain; no verdict."
+        )
     return {
         "name": as_text(row.get("name", "")),
         "visible": visible,
@@ -177,7 +230,9 @@ def result_view(result: dict[str, Any] | None, *, answer: str | None = None) -> 
     if result is None:
         return None
     details = result.get("details") if isinstance(result.get("details"), dict) else {}
-    tests = [case_view(row) for row in details.get("tests") or [] if isinstance(row, dict)]
+    ran_in = details.get("language")
+    language = ran_in.get("id") if isinstance(ran_in, Mapping) else ran_in
+    tests = [case_view(row, language=language) for row in details.get("tests") or [] if isinstance(row, dict)]
     # A score is null exactly when the result is not scored (the database's check says so).
     not_scored = result.get("outcome") == "not_scored" or result.get("score") is None
     written = written_view(details, answer)
@@ -206,7 +261,13 @@ def result_view(result: dict[str, Any] | None, *, answer: str | None = None) -> 
 def run_view(payload: dict[str, Any]) -> dict[str, Any]:
     """A run as its panel shows it: its cases in the same rows as a submission's tests, and the
     language and version that ran them (the worker's, once it has reported; see `run_payload`)."""
-    cases = [case_view({**row, "visible": True}) for row in payload.get("cases") or [] if isinstance(row, dict)]
+    ran_in = payload.get("language")
+    language = ran_in.get("id") if isinstance(ran_in, Mapping) else ran_in
+    cases = [
+        case_view({**row, "visible": True}, language=language)
+        for row in payload.get("cases") or []
+        if isinstance(row, dict)
+    ]
     return {
         "id": payload.get("id"),
         "status": payload.get("status"),

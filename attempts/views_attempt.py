@@ -230,7 +230,11 @@ def _attempt_page(
     context.update(
         {
             "question": question,
-            "examples": examples_view(question.examples) if question else [],
+            "examples": (
+                examples_view(question.examples, tests=question.evaluation_spec.get("tests"), language=language)
+                if question
+                else []
+            ),
             "form": SubmissionForm(
                 initial={"answer": answer, "language": language, "idempotency_key": key or idempotency_key_new()}
             ),

@@ -39,6 +39,7 @@ from evaluation.evaluators.base import (
     EvaluationRequest,
     PermanentEvaluationError,
 )
+from evaluation.evaluators.reference import reference_values
 from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_about, signature_parse
 from evaluation.languages.types import args_problem
 from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
@@ -123,7 +124,8 @@ class _Case:
     args: list[Any]
     visible: bool
     expected: Any = None
-    judged: bool = True  # False for the candidate's own inputs: nothing to compare with
+    judged: bool = True  # False for the candidate's own inputs without a reference value
+    reference_failed: str | None = None  # a custom input the reference answer gave no value for: how it failed
 
 
 @dataclass(frozen=True)
@@ -418,12 +420,43 @@ def code_inputs_validate(inputs: Any) -> list[list[Any]]:
     return inputs
 
 
+def _custom_cases(inputs: list[list[Any]], spec: _Spec, reference: str) -> list[_Case]:
+    """The candidate's own inputs as cases, each judged against the reference answer's value
+    on it when there is a reference and it gives one."""
+    values = (
+        reference_values(
+            reference=reference,
+            function=spec.function,
+            inputs=inputs,
+            cpu_limit_s=spec.time_limit_s,
+            memory_limit_mb=spec.memory_limit_mb,
+        )  # fmt: skip
+        if reference.strip()
+        else None
+    )
+    if values is None:
+        return [_Case(f"Case {n}", args, visible=True, judged=False) for n, args in enumerate(inputs, start=1)]
+    return [
+        _Case(
+            f"Case {n}", args, visible=True, expected=ref.value, judged=ref.failed is None, reference_failed=ref.failed
+        )
+        for n, (args, ref) in enumerate(zip(inputs, values, strict=True), start=1)
+    ]
+
+
 def code_run(
-    *, spec: dict[str, Any], answer: str, inputs: list[list[Any]] | None = None, language: str = DEFAULT_LANGUAGE
+    *,
+    spec: dict[str, Any],
+    answer: str,
+    inputs: list[list[Any]] | None = None,
+    language: str = DEFAULT_LANGUAGE,
+    reference: str = "",
 ) -> dict[str, Any]:
     """Run `answer` on the question's shown tests (`inputs` None) or on each of `inputs` (lists
-    of positional arguments, nothing to compare with), under the same sandbox and limits as a
-    submission. Hidden tests never run here and nothing is scored.
+    of positional arguments), under the same sandbox and limits as a submission. A custom
+    input's expected value is what `reference` (the question's Python reference answer, run in
+    a box of its own) returns on it; where it fails, the case says so and has no verdict.
+    Hidden tests never run here and nothing is scored.
 
     Raises InvalidInput for bad `inputs` or answer, PermanentEvaluationError for a bad spec or
     a refused sandbox, TransientEvaluationError when the sandbox could not start.
@@ -438,21 +471,22 @@ def code_run(
         if not cases:
             raise InvalidInput("This question shows no examples to run; give your own inputs.", field="inputs")
     else:
-        cases = [
-            _Case(f"Case {number}", args, visible=True, judged=False)
-            for number, args in enumerate(code_inputs_validate(inputs), start=1)
-        ]
+        inputs = code_inputs_validate(inputs)
         if language != DEFAULT_LANGUAGE and parsed.signature is not None:
             signature = signature_parse(parsed.signature)
-            for number, case in enumerate(cases, start=1):
-                if problem := args_problem(signature, case.args):
+            for number, args in enumerate(inputs, start=1):
+                if problem := args_problem(signature, args):
                     raise InvalidInput(f"Case {number} does not fit the function: {problem}.", field="inputs")
+        cases = _custom_cases(inputs, parsed, reference)
     ran = _run_cases(cases, answer=answer, spec=parsed, language=language)
     keys = ("name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error")
     return {
         "load_error": ran.load_error,
         "stopped": ran.stopped,
-        "cases": [{key: row[key] for key in keys} for row in ran.rows],
+        "cases": [
+            {key: row[key] for key in keys} | {"reference_failed": case.reference_failed}
+            for case, row in zip(cases, ran.rows, strict=False)
+        ],
         "language": ran.language,
         "time": ran.times,
     }

@@ -36,6 +36,9 @@ class Language:
 
     # The box's limits beyond the question's own (whose CPU limit is for Python-like speed).
     compiled: ClassVar[bool] = True
+    # True: only a new process resets the answer's globals, so each test runs in one of its own
+    # (evaluation/sandbox/_harness.py, `_supervise`); else the harness resets them in-process.
+    fresh_process: ClassVar[bool] = False
     cpu_factor: ClassVar[float] = 1.0
     cpu_extra_s: ClassVar[float] = 0.0  # the runtime's own start-up, before any test
     memory_rlimit: ClassVar[str] = "as"  # "as", or "data" for runtimes that reserve address space
@@ -51,6 +54,17 @@ class Language:
 
     def entry_name(self, signature: Signature) -> str:
         return camel(signature.function)
+
+    def param_name(self, name: str) -> str:
+        """A parameter as the entry point spells it (signatures name them in snake_case)."""
+        return camel(name)
+
+    def written(self, json_text: str) -> str:
+        """Values written in JSON (one, or several separated by ", ", possibly cut short, as a
+        test's row holds them) in this language's notation: the one place that says how an
+        example, a run's case and a result's test write a value. JSON's `true`, `null` and
+        `[1, 2]` are already how JavaScript, Java, C++ and Go write them."""
+        return json_text
 
     def entry_point(self, signature: Signature) -> str:
         """The declaration the candidate writes, as the docs and API show it."""

@@ -548,6 +548,7 @@ class Cpp(Language):
     ace_mode: ClassVar[str] = "ace/mode/c_cpp"
     answer_file: ClassVar[str] = "answer.cpp"
     version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/g++", "--version")
+    fresh_process: ClassVar[bool] = True  # globals reset only in a new process: one per test
 
     cpu_factor: ClassVar[float] = 1.0
     cpu_extra_s: ClassVar[float] = 0.0

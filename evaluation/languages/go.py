@@ -19,7 +19,7 @@ import re
 from typing import ClassVar
 
 from evaluation.languages.base import Language
-from evaluation.languages.types import Signature, Type, camel
+from evaluation.languages.types import Signature, Type
 
 GOROOT = "/usr/lib/go-1.19"
 TOOLS = f"{GOROOT}/pkg/tool/linux_amd64"
@@ -437,6 +437,7 @@ class Go(Language):
     answer_file: ClassVar[str] = "answer.go"
     version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/go", "version")
     version_pattern: ClassVar[str] = r"go(\d+\.\d+(?:\.\d+)?)"
+    fresh_process: ClassVar[bool] = True  # globals reset only in a new process: one per test
 
     cpu_extra_s: ClassVar[float] = 0.1
     # RLIMIT_AS would count the runtime's address-space reservations; RLIMIT_DATA counts what
@@ -452,9 +453,6 @@ class Go(Language):
     def entry_point(self, signature: Signature) -> str:
         params = ", ".join(f"{self.param_name(p.name)} {go_type(p.type)}" for p in signature.params)
         return f"func {self.entry_name(signature)}({params}) {go_type(signature.returns)}"
-
-    def param_name(self, name: str) -> str:
-        return camel(name)
 
     def starter(self, signature: Signature) -> str:
         # A return of the zero value keeps the starter compiling (Go refuses a missing return).

@@ -239,11 +239,18 @@ def _harness(signature: Signature, entry: str, expected: str) -> str:
         f"{{ return solution.{entry}({arguments}); }} "
         f"{EXPECTS}{expected}"
     )
+    # The harness reaches the answer only through this class, loaded afresh for each test.
+    unpacked = "".join(f", ({java_type(p.type)}) a[{n}]" for n, p in enumerate(signature.params))
+    apply = (
+        "public Object apply(Object[] a) { try { return call(make()" + unpacked + "); } "
+        "catch (Throwable e) { throw InterviewPrepBridge.<RuntimeException>rethrow(e); } }"
+    )
     return (
         _TEMPLATE.replace("@CLASS@", HARNESS_CLASS)
         .replace("@READS@", reads)
         .replace("@RESULT_TYPE@", returns)
-        .replace("@CALL@", f"call(solution{''.join(f', a{n}' for n in range(len(signature.params)))})")
+        .replace("@ARGS@", arguments)
+        .replace("@APPLY@", apply)
         .replace("@BRIDGE@", bridge)
         .replace("@WRITE_RESULT@", codecs.write(signature.returns, "result"))
         .replace("@METHODS@", "\n".join(codecs.methods))
@@ -435,6 +442,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 final class @CLASS@ {
     static final int EXCERPT_CHARS = 1024;
@@ -626,7 +634,41 @@ final class @CLASS@ {
 
     // ---- one test
 
-    @BRIDGE@
+    // A class loader of the answer's classes for one test, so every static field of theirs
+    // starts as declared: JDK classes come from the platform loader, the box's from their files.
+    static final class Fresh extends ClassLoader {
+        Fresh() {
+            super("answer", ClassLoader.getPlatformClassLoader());
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            String file = name.replace('.', '/') + ".class";
+            try (InputStream in = @CLASS@.class.getClassLoader().getResourceAsStream(file)) {
+                if (in == null) throw new ClassNotFoundException(name);
+                byte[] bytes = in.readAllBytes();
+                return defineClass(name, bytes, 0, bytes.length);
+            } catch (IOException e) {
+                throw new ClassNotFoundException(name, e);
+            }
+        }
+    }
+
+    static Fresh next;  // the loader whose Solution the load check initialised, for the first test
+
+    // Solution initialised in a new loader (its static initialisers run here, untimed), and
+    // the bridge that calls it.
+    @SuppressWarnings("unchecked")
+    static Function<Object[], Object> fresh() throws Exception {
+        Fresh loader = next != null ? next : new Fresh();
+        next = null;
+        Class.forName("Solution", true, loader);
+        // Another loader's package: its class is not ours to reach without setAccessible.
+        Class<?> bridge = Class.forName("InterviewPrepBridge", true, loader);
+        java.lang.reflect.Constructor<?> make = bridge.getDeclaredConstructor();
+        make.setAccessible(true);
+        return (Function<Object[], Object>) make.newInstance();
+    }
 
     static void test(int index, boolean detailed) throws IOException {
 @READS@
@@ -634,11 +676,11 @@ final class @CLASS@ {
         long elapsed = 0;
         PRINTED.begin();
         try {
-            Solution solution = make();
+            Function<Object[], Object> answer = fresh();
             long started = System.nanoTime();
             @RESULT_TYPE@ result;
             try {
-                result = @CALL@;
+                result = (@RESULT_TYPE@) answer.apply(new Object[] {@ARGS@});
             } finally {
                 elapsed = System.nanoTime() - started;
             }
@@ -685,7 +727,8 @@ final class @CLASS@ {
         System.setErr(printed);
         System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
         try {
-            Class.forName("Solution");  // runs its static initialisers: an error there is a load error
+            next = new Fresh();
+            Class.forName("Solution", true, next);  // runs its static initialisers: an error there is a load error
         } catch (Throwable e) {
             Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
             int line = answerLine(cause);
@@ -719,6 +762,19 @@ final class @CLASS@ {
     }
 
 @METHODS@}
+
+// Every use of Solution is here, in a class of the box's that each test's loader defines anew.
+final class InterviewPrepBridge implements Function<Object[], Object> {
+    @BRIDGE@
+
+    @Override
+    @APPLY@
+
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> RuntimeException rethrow(Throwable error) throws E {
+        throw (E) error;  // the answer's own exception, checked or not, as it was thrown
+    }
+}
 """
 
 # What the javac archive is made from (`Java.prebuild_files`): a signature of many types, so

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from evaluation.languages.base import Language
 from evaluation.languages.types import Signature, Type
 
 _NAMES = {"int": "int", "float": "float", "string": "str", "bool": "bool"}
+# A JSON string (whose escapes Python reads alike; maybe cut short), or a word JSON writes
+# otherwise than Python.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|-?\bInfinity\b|\b(?:true|false|null|NaN)\b')
+_PYTHON_WORDS = {"true": "True", "false": "False", "null": "None", "NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}
 
 
 def python_type(kind: Type) -> str:
@@ -31,6 +36,13 @@ class Python(Language):
 
     def entry_name(self, signature: Signature) -> str:
         return signature.function
+
+    def param_name(self, name: str) -> str:
+        return name
+
+    def written(self, json_text: str) -> str:
+        """`True`, `None`, `[1, 2]`, `{"a": 1.5}`: JSON's words as Python's, strings untouched."""
+        return _JSON_TOKEN.sub(lambda match: _PYTHON_WORDS.get(match.group(0), match.group(0)), json_text)
 
     def entry_point(self, signature: Signature) -> str:
         params = ", ".join(f"{p.name}: {python_type(p.type)}" for p in signature.params)

@@ -16,7 +16,9 @@ has reported. Expected values never come here; the parent compares.
 
 With `exec` in the first message, the harness only sets the layers up and then execs that
 program (a compiler, or a compiled answer with its generated harness, see
-`evaluation/languages/base.py`), which reads the rest of stdin itself.
+`evaluation/languages/base.py`), which reads the rest of stdin itself. With `per_test` in it,
+the harness instead stays as a supervisor that runs the program anew for each test, whose
+encoded arguments come as the request's `tests` (and the second message's), one line each.
 
 The answer's top level runs once to check it loads, then again in a fresh module before
 each later test, so no state carries from one test to the next.
@@ -119,11 +121,14 @@ def _enc(value, depth=0):
     raise TypeError("returned a value of type " + type(value).__name__ + ", which is not JSON")
 
 
-def _emit(fields):
-    line = ("{" + ",".join(['"' + k + '":' + v for k, v in fields]) + "}\n").encode("utf-8", "backslashreplace")
-    view = memoryview(line)
+def _write_result(data):
+    view = memoryview(data)
     while view:
         view = view[posix.write(RESULT_FD, view) :]
+
+
+def _emit(fields):
+    _write_result(("{" + ",".join(['"' + k + '":' + v for k, v in fields]) + "}\n").encode("utf-8", "backslashreplace"))
 
 
 def _text(value):
@@ -394,6 +399,7 @@ def _setup(request):
         _signal.setitimer(_signal.ITIMER_PROF, request["cpu_limit"])
     if request["seccomp"]:
         _apply_seccomp(syscall, machine, program)
+    return syscall, machine
 
 
 def _fresh_module():
@@ -533,12 +539,129 @@ def _exec(program):
     posix._exit(EXIT_SETUP)
 
 
+def _cpu_spent():
+    spent = posix.times()
+    return spent[0] + spent[1] + spent[2] + spent[3]
+
+
+def _child_exec(syscall, machine, request, program, stdin_fd, events_fd, budget):
+    """In the forked child: stdin and stdout become its pipes, its CPU limit what is left of
+    the run's, the program's seccomp filter goes on top of the supervisor's, then the exec.
+    Any failure ends the child before the answer runs (the supervisor reports it)."""
+    try:
+        for fd, target in ((stdin_fd, 0), (events_fd, 1)):
+            if fd == target:  # the pipe took the number of a closed stdin: dup2 would keep it close-on-exec
+                posix.set_inheritable(fd, True)
+            else:
+                posix.dup2(fd, target)
+        posix.closerange(3, 64)
+        parent = request.get("parent_pid")
+        if parent and machine in SYS_PRCTL:
+            syscall(SYS_PRCTL[machine], PR_SET_PDEATHSIG, 9, 0, 0, 0)
+        whole = int(budget) + 1
+        syscall(SYS_PRLIMIT64[machine], 0, RLIMIT_CPU, _u64(whole) + _u64(whole), 0)
+        _signal.setitimer(_signal.ITIMER_PROF, budget)  # not inherited across fork; kept by exec
+        if request["landlock"]:
+            # A domain of its own inside the supervisor's (the same rules): from Landlock ABI 6
+            # on, it cannot signal the supervisor, as a program run alone has no parent in the box.
+            _apply_landlock(syscall, _landlock_abi(syscall), program["rules"])
+        if request["seccomp"]:
+            _apply_seccomp(syscall, machine, request.get("child_seccomp_bpf"))
+        posix.chdir(program["cwd"])
+        posix.execve(program["argv"][0], program["argv"], program["env"])
+    finally:
+        posix._exit(EXIT_SETUP)
+
+
+def _relay(fd, index, first):
+    """Forward one child's events to the result channel as test `index`'s; the first child's
+    `loaded` or `load_error` is the answer's load check. Returns what came: "test",
+    "load_error", "loaded" or ""."""
+    came, pending, prefix = "", b"", b'{"e":"test","i":0,'
+    while chunk := posix.read(fd, 1 << 16):
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        if len(pending) > VALUE_LIMIT_BYTES + (1 << 16):
+            pending = b""  # longer than any event the program writes: not one of its own
+        for line in lines:
+            if came in ("", "loaded") and line.startswith(prefix):
+                came = "test"
+                _write_result(b'{"e":"test","i":' + str(index).encode() + b"," + line[len(prefix) :] + b"\n")
+            elif first and not came and line == b'{"e":"loaded"}':
+                came = "loaded"
+                _write_result(line + b"\n")
+            elif first and not came and line.startswith(b'{"e":"load_error"'):
+                came = "load_error"
+                _write_result(line + b"\n")
+    return came
+
+
+def _end_as(status, cpu_limit):
+    """End this process the way a child that did not report ended: the CPU limit, its
+    signal or its exit code."""
+    if posix.WIFSIGNALED(status):
+        signum = posix.WTERMSIG(status)
+        if signum in (_signal.SIGPROF, _signal.SIGXCPU, _signal.SIGKILL) and _cpu_spent() >= cpu_limit * 0.95:
+            posix._exit(EXIT_CPU)
+        _signal.signal(signum, _signal.SIG_DFL)
+        posix.kill(posix.getpid(), signum)
+    posix._exit(posix.WEXITSTATUS(status) if posix.WIFEXITED(status) else EXIT_SETUP)
+
+
+def _supervise(syscall, machine, request):
+    """Run the program once per test, each in a new process from the compiled file, so no
+    global or static of the answer's outlives its test. The run's CPU limit is shared: each
+    child gets what the tests before it left. A child that ends without reporting ends the
+    run the way it ended (its exit code or its signal), as one process running them all would."""
+    program = request["exec"]
+    _emit([("e", '"ready"')])
+    shown = request["tests"]
+    tests = [(line, True) for line in shown] or [(None, True)]  # no shown test: a load check alone
+    index = 0
+    while tests:
+        line, visible = tests.pop(0)
+        budget = request["cpu_limit"] - _cpu_spent()
+        if budget <= 0:
+            posix._exit(EXIT_CPU)
+        stdin_r, stdin_w = posix.pipe()
+        events_r, events_w = posix.pipe()
+        pid = posix.fork()
+        if pid == 0:
+            _child_exec(syscall, machine, request, program, stdin_r, events_w, budget)
+        posix.close(stdin_r)
+        posix.close(events_w)
+        # The shown line for a shown test; an empty one, then the test, for a hidden one (so
+        # the program reports no output or message for it). The program reads all of its
+        # input before writing more than a line, so this write does not wait on the read below.
+        data = b"0\n" if line is None else (line if visible else b"0\n" + line)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[posix.write(stdin_w, view) :]
+        except OSError:
+            pass  # the child is gone already: its end says why
+        posix.close(stdin_w)
+        came = _relay(events_r, index, index == 0)
+        posix.close(events_r)
+        _, status = posix.waitpid(pid, 0)
+        if came == "load_error":
+            posix._exit(0)
+        if came != ("loaded" if line is None else "test") or (line is None and status != 0):
+            _end_as(status, request["cpu_limit"])
+        index += 1
+        if not tests and request.get("more") and visible:
+            # The parent sends these only once every shown test has reported.
+            tests = [(hidden, False) for hidden in _read_message()]
+            posix.close(0)
+    _emit([("e", '"done"')])
+
+
 def _main():
     try:
         request = _read_message()
         if not request.get("more") and not request.get("exec"):
             posix.close(0)  # a program it execs reads its tests from the rest of stdin
-        _setup(request)
+        syscall, machine = _setup(request)
     except BaseException as exc:  # noqa: BLE001 - fail closed and say why
         try:
             _emit([("e", '"setup_error"'), ("msg", _text(type(exc).__name__ + ": " + str(exc)))])
@@ -546,6 +669,9 @@ def _main():
             posix._exit(EXIT_SETUP)
     if request["probe"]:
         _emit([("e", '"ready"')])
+        posix._exit(0)
+    if request.get("exec") and request["exec"].get("per_test"):
+        _supervise(syscall, machine, request)
         posix._exit(0)
     if request.get("exec"):
         _exec(request["exec"])

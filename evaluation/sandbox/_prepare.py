@@ -11,8 +11,10 @@ can read it) holding
   why there are no filters, or "".
 Profiles: "python" (the answer runs inside the harness: no new process, no exec), "program"
 (the harness execs one compiled answer or runtime, which Landlock then confines to that one
-file: no new process), "compile" (a compiler driver starts its passes: processes and exec
-allowed, bounded by RLIMIT_NPROC and Landlock; still no sockets).
+file: no new process), "supervisor" (the harness starts that program afresh for each test, so
+it may fork; each child loads "program" on top before it execs), "compile" (a compiler
+driver starts its passes: processes and exec allowed, bounded by RLIMIT_NPROC and Landlock;
+still no sockets).
 The harness loads the program with prctl(PR_SET_SECCOMP); the probe then proves it loads.
 Only a missing python3-seccomp means "no filter"; any other failure exits non-zero, and the
 parent then runs nothing.
@@ -50,6 +52,7 @@ NEW_PROCESS = ("fork", "vfork")
 PROFILES = {
     "python": DENIED,
     "program": tuple(name for name in DENIED if name not in EXEC),
+    "supervisor": tuple(name for name in DENIED if name not in EXEC + NEW_PROCESS),
     # javac's NIO makes an unnamed AF_UNIX socketpair at start: it reaches nothing outside.
     "compile": tuple(name for name in DENIED if name not in EXEC + NEW_PROCESS + ("socketpair",)),
 }
@@ -64,7 +67,7 @@ def _filter(seccomp, profile):
             rules.add_rule(eperm, name)
         except (RuntimeError, ValueError):
             pass  # not a system call on this architecture
-    if profile != "compile":
+    if profile not in ("compile", "supervisor"):
         rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
         # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
         rules.add_rule(seccomp.ERRNO(38), "clone3")

@@ -308,6 +308,8 @@ def launch(
         **request,
         "seccomp": layers.seccomp,
         "seccomp_bpf": filters.get(profile) if layers.seccomp or request.get("probe") else None,
+        # A supervisor's children run the answer: each loads the program's filter on top.
+        "child_seccomp_bpf": filters.get("program") if layers.seccomp and profile == "supervisor" else None,
         "landlock": layers.landlock,
         "cpu_limit": float(cpu_limit_s),
         "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),

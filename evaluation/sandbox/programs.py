@@ -7,7 +7,10 @@ the compiler, or the program (the answer with its generated harness). The two sh
   compile: the directory writable at /box, processes and exec allowed (a compiler driver
            starts its passes), no sockets; its own CPU, memory and wall limits.
   run:     the directory read-only, /tmp a small tmpfs, no new process, and exec only of the
-           one program (Landlock), the question's limits scaled for the runtime.
+           one program (Landlock), the question's limits scaled for the runtime. For a
+           language whose globals only a new process resets (C++, Go: `fresh_process`), the
+           harness stays as a supervisor and execs the program once per test, the CPU limit
+           shared by all of them (`_harness.py`, `_supervise`).
 Compile time and run time are limited and reported apart. A compiled answer's directory is
 kept, keyed by the hash of its sources, the toolchain's version and the compile command, so the
 same code compiles once (a Run, then a Submit); only identical sources share an entry, and it
@@ -33,7 +36,7 @@ from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.languages import LANGUAGES, Language, Signature, encode_tests, language_versions
-from evaluation.sandbox.launch import Bind, Layers, RawRun, launch
+from evaluation.sandbox.launch import Bind, Layers, RawRun, framed, launch
 from evaluation.sandbox.modes import layers_for
 from evaluation.sandbox.runner import (
     MAX_CPU_LIMIT_S,
@@ -280,8 +283,10 @@ def languages_prepare() -> None:
 
 def _run(
     language: Language, layers: Layers, slot: int, program_dir: str, run_cpu: float, memory_mb: int,
-    shown_line: bytes, hidden_line: bytes | None, shown: int,
+    shown_lines: list[bytes], hidden_lines: list[bytes], shown: int,
 ) -> RawRun:  # fmt: skip
+    """One box for every test: the program runs once for them all, or, for a language whose
+    state only a new process resets (`fresh_process`), once per test under the harness."""
     box = BOX if layers.bwrap else program_dir
     executable = language.executable(box)
     rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
@@ -296,16 +301,22 @@ def _run(
         file_bytes=RUN_FILE_BYTES,
         results_on_stdout=True,
     )
+    if language.fresh_process:  # the harness starts the program for each line, each one test
+        request["exec"]["per_test"] = True
+        request |= {"tests": shown_lines, "more": len(hidden_lines)}
+        stdin_tail, later, profile = b"", framed(hidden_lines) if hidden_lines else None, "supervisor"
+    else:  # the program reads the one line of the shown tests, then that of the hidden ones
+        stdin_tail, later, profile = shown_lines[0], hidden_lines[0] if hidden_lines else None, "program"
     return launch(
         layers,
         request,
         cpu_limit_s=run_cpu,
         memory_bytes=memory_mb << 20,
         wall_s=wall_limit_for(run_cpu),
-        profile="program",
+        profile=profile,
         binds=(Bind(program_dir, BOX), *(Bind(p, p) for p in language.host_paths)),
-        stdin_tail=shown_line,
-        later=hidden_line,
+        stdin_tail=stdin_tail,
+        later=later,
         release=release_after(shown),
         slot=slot,
     )
@@ -336,8 +347,12 @@ def run_program(
     run_cpu = cpu_limit_s * language.cpu_factor + language.cpu_extra_s
     if not 0 < run_cpu <= MAX_CPU_LIMIT_S or not math.isfinite(run_cpu):
         raise PermanentEvaluationError(f"cpu limit {run_cpu} outside (0, {MAX_CPU_LIMIT_S}]")
-    shown_line = encode_tests(signature, tests_args)
-    hidden_line = encode_tests(signature, hidden_args) if hidden_args else None
+    if language.fresh_process:
+        shown_lines = [encode_tests(signature, [args]) for args in tests_args]
+        hidden_lines = [encode_tests(signature, [args]) for args in hidden_args]
+    else:
+        shown_lines = [encode_tests(signature, tests_args)]
+        hidden_lines = [encode_tests(signature, hidden_args)] if hidden_args else []
     sources = language.sources(signature, answer)
     memory_mb = int(memory_limit_mb) + language.memory_extra_mb
 
@@ -364,7 +379,7 @@ def run_program(
                     return ProgramRun(language.id, version, compiled, None)
                 program_dir = host_dir
             raw = _run(
-                language, layers, slot, program_dir, run_cpu, memory_mb, shown_line, hidden_line, len(tests_args)
+                language, layers, slot, program_dir, run_cpu, memory_mb, shown_lines, hidden_lines, len(tests_args)
             )
             if key is not None and cached is None:
                 try:

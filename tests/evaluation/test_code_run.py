@@ -11,7 +11,7 @@ from tests.evaluation.sandbox_helpers import TWO_SUM, TWO_SUM_SPEC
 
 pytestmark = pytest.mark.nodb
 
-CASE_KEYS = {"name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error"}
+CASE_KEYS = {"name", "input", "expected", "got", "outcome", "stdout", "time_ms", "error", "reference_failed"}
 SPEC = {
     **TWO_SUM_SPEC,
     "tests": [
@@ -38,6 +38,7 @@ def test_without_inputs_it_runs_the_shown_examples_only():
         "stdout": "4\n",
         "time_ms": 0,
         "error": None,
+        "reference_failed": None,
     }
 
 
@@ -46,7 +47,7 @@ def test_a_wrong_example_is_failed_with_what_came_back():
     assert [(c["outcome"], c["got"]) for c in ran["cases"]] == [("failed", "[1, 0]"), ("failed", "[1, 0]")]
 
 
-def test_custom_inputs_run_with_nothing_to_compare():
+def test_custom_inputs_without_a_reference_run_with_nothing_to_compare():
     answer = """
 def two_sum(nums, target, seen=[]):
     seen.append(target)
@@ -66,6 +67,7 @@ def two_sum(nums, target, seen=[]):
         "stdout": "seen [3]\n",
         "time_ms": 0,
         "error": None,
+        "reference_failed": None,
     }
     assert two["outcome"] == "error" and two["got"] is None
     assert two["error"] == "ValueError: negative target (line 5)"
