@@ -456,8 +456,10 @@ class PracticeRequestCreateApi(APIView):
     throttle_classes = [SubmitThrottle]
 
     class InputSerializer(QuestionFiltersSerializer):
-        # Its type only: the service refuses it with filters (practice_due_validate).
-        due = StrictBooleanField(required=False, help_text="Pick the most overdue question; takes no filters.")
+        due = StrictBooleanField(
+            required=False,
+            help_text="Pick the most overdue question of the review schedule, among those the filters match.",
+        )
 
     @extend_schema(
         request=InputSerializer,

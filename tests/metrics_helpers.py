@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import struct
 import sys
 from pathlib import Path
 
@@ -39,6 +40,12 @@ def start_from_zero() -> None:
 
 def counter_value(name: str, labels: dict[str, str] | None = None) -> float:
     """A counter's total over every process, as /metrics shows it; 0 when never counted."""
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
-    return registry.get_sample_value(name, labels or {}) or 0.0
+    for _ in range(20):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        try:
+            return registry.get_sample_value(name, labels or {}) or 0.0
+        except struct.error:
+            # A process was creating its file (still empty) as prometheus_client read the folder.
+            continue
+    raise AssertionError(f"the metrics folder could not be read for {name}")

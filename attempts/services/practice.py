@@ -16,7 +16,7 @@ from attempts.models import (
     Question,
     QuestionKind,
 )
-from attempts.selectors.questions import question_choose_for_practice
+from attempts.selectors.questions import question_choose_for_practice, question_list
 from attempts.selectors.reviews import review_list_for_user, review_next_upcoming
 from attempts.services.attempts import attempt_continue_or_create
 from attempts.services.transitions import transition
@@ -40,17 +40,11 @@ def practice_filters_validate(*, kind: Any, difficulty: Any, topic: Any) -> dict
     return filters
 
 
-def practice_due_validate(*, due: Any, filters: dict[str, str]) -> bool:
-    """`due` picks from the review schedule, so it takes no filters: both at once would leave
-    unsaid which one wins."""
+def practice_due_validate(*, due: Any) -> bool:
     if due is None:
         return False
     if not isinstance(due, bool):
         raise InvalidInput("due must be true or false.", field="due")
-    if due and any(filters.values()):
-        raise InvalidInput(
-            "due picks the most overdue question: send it without kind, difficulty or topic.", field="due"
-        )
     return due
 
 
@@ -65,7 +59,7 @@ def practice_request_create(
 ) -> PracticeRequest:
     """A practice request and the job that will choose its question, in one transaction."""
     filters = practice_filters_validate(kind=kind, difficulty=difficulty, topic=topic)
-    due = practice_due_validate(due=due, filters=filters)
+    due = practice_due_validate(due=due)
     with transaction.atomic():
         request = PracticeRequest.objects.create(user=user, due=due, **filters)
         job_enqueue(kind=GENERATE, subject_id=request.pk, correlation_id=correlation_id)
@@ -88,7 +82,12 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
     if request.attempt_id is not None:
         return request
     if request.due:
-        question, note = practice_due_choose(user_id=request.user_id)
+        question, note = practice_due_choose(
+            user_id=request.user_id,
+            kind=request.kind or None,
+            difficulty=request.difficulty or None,
+            topic=request.topic or None,
+        )
     else:
         question, note = question_choose_for_practice(
             user=request.user,
@@ -109,11 +108,22 @@ def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> Practice
     return request
 
 
-def practice_due_choose(*, user_id: int, now: datetime | None = None) -> tuple[Question | None, str]:
-    """The most overdue question of the user's review schedule, or none and why: nothing due
-    fails the request with a note saying when the next review is due."""
+def practice_due_choose(
+    *,
+    user_id: int,
+    kind: str | None = None,
+    difficulty: str | None = None,
+    topic: str | None = None,
+    now: datetime | None = None,
+) -> tuple[Question | None, str]:
+    """The most overdue question of the user's review schedule (among those the filters match,
+    when given), or none and why: nothing due fails the request with a note saying when the next
+    review is due."""
     now = now or timezone.now()
     schedule = review_list_for_user(user_id=user_id)
+    if kind or difficulty or topic:
+        matching = set(question_list(kind=kind, difficulty=difficulty, topic=topic).values_list("pk", flat=True))
+        schedule = [review for review in schedule if review.question_id in matching]
     due = [review for review in schedule if review.is_due(now)]
     if due:
         return Question.objects.get(pk=due[0].question_id), "The most overdue question of your review schedule."

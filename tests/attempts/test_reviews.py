@@ -23,7 +23,6 @@ from attempts.services.practice import (
 )
 from attempts.services.reviews import review_due_counts_refresh
 from attempts.tasks import refresh_review_due_counts
-from interviewprep.errors import InvalidInput
 from tests.factories import AttemptFactory, CodingQuestionFactory, QuestionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -251,10 +250,8 @@ def test_home_page_shows_the_due_count_linking_to_the_review_list(client):
 # --- practising what is due -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "payload", [{"due": True, "kind": "coding"}, {"due": True, "topic": "graphs"}, {"due": "yes"}, {"due": 1}]
-)
-def test_due_with_filters_or_not_a_boolean_is_400(api_client_for, payload):
+@pytest.mark.parametrize("payload", [{"due": "yes"}, {"due": 1}])
+def test_due_not_a_boolean_is_400(api_client_for, payload):
     response = api_client_for(UserFactory()).post(
         "/api/v1/practice-requests/", payload, format="json", HTTP_IDEMPOTENCY_KEY="k"
     )
@@ -318,9 +315,15 @@ def test_a_due_request_opens_the_overdue_question_or_fails_with_its_note():
     assert request.note.startswith("Nothing is due for review")
 
 
-def test_due_with_a_filter_is_refused_by_the_service_too():
-    with pytest.raises(InvalidInput, match="without kind, difficulty or topic"):
-        practice_request_create(user=UserFactory(), due=True, difficulty="hard")
+def test_due_with_a_filter_picks_the_most_overdue_among_the_questions_it_matches():
+    user = UserFactory()
+    coding, behavioural = AttemptFactory(user=user, question=CodingQuestionFactory()), AttemptFactory(user=user)
+    scored(coding, 100, T0)  # due T0 + 8 days
+    scored(behavioural, 10, T0)  # due T0 + 1 day: the most overdue of all
+    question, _note = practice_due_choose(user_id=user.pk, kind="coding", now=T0 + timedelta(days=9))
+    assert question.pk == coding.question_id
+    question, note = practice_due_choose(user_id=user.pk, kind="coding", now=T0 + timedelta(days=2))
+    assert question is None and "11 March 2025" in note
 
 
 # --- the review page and an attempt opened from it -------------------------------------------
