@@ -187,7 +187,8 @@ class CredentialsSerializer(serializers.Serializer):
 class QuestionFiltersSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=QuestionKind.choices, required=False)
     difficulty = serializers.ChoiceField(choices=Difficulty.choices, required=False)
-    topic = StrictCharField(max_length=60, required=False)
+    # Blank (or only spaces) is no topic, as an empty kind or difficulty is no filter.
+    topic = StrictCharField(max_length=60, required=False, allow_blank=True)
 
 
 class RegisterApi(APIView):
@@ -231,7 +232,9 @@ class QuestionOutputSerializer(serializers.Serializer):
 
 class QuestionListApi(APIView):
     class FilterSerializer(QuestionFiltersSerializer):
-        topic = StrictCharField(max_length=60, required=False, help_text="One of the question's topics, in any case.")
+        topic = StrictCharField(
+            max_length=60, required=False, allow_blank=True, help_text="One of the question's topics, in any case."
+        )
         q = StrictCharField(
             max_length=200, required=False, help_text="Words of the title or prompt, in any case (full-text search)."
         )
