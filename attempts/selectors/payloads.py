@@ -15,7 +15,7 @@ def result_payload(result: Result | None) -> dict[str, Any] | None:
         return None
     return {
         "submission_id": result.submission_id,
-        # "scored", or "not_scored" with the reason and a null score (API.md, "Written answers").
+        # "scored", or "not_scored" with the reason and a null score (docs/api.md, "Submissions").
         "outcome": result.outcome,
         "reason": result.reason or None,
         "score": result.score,

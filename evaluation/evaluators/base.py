@@ -37,7 +37,7 @@ class EvaluationRequest:
 
 SCORED = "scored"
 NOT_SCORED = "not_scored"
-# Why an answer was evaluated but given no score (API.md, "Written answers").
+# Why an answer was evaluated but given no score (docs/written-answers.md, "How an answer is graded").
 NOT_SCORED_REASONS = ("blank", "too_short", "off_topic", "not_english")
 
 
