@@ -3,10 +3,11 @@ renders, so every `{{ value|when }}` (attempts/templatetags/clock.py) shows loca
 
 from __future__ import annotations
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from attempts.selectors.preferences import preferences_for_user, time_zone_or_utc
+from interviewprep.middleware import BothChains
 
 
 def _speaks_json(request) -> bool:
@@ -21,18 +22,9 @@ def _activate(request, preferences) -> None:
     timezone.activate(time_zone_or_utc(preferences.time_zone))
 
 
-class TimeZoneMiddleware:
+class TimeZoneMiddleware(BothChains):
     """Activates the signed-in candidate's zone (UTC otherwise) around the view, in the sync
     chain and the async one alike (an async view's wait must not be pushed onto a thread)."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.async_mode = iscoroutinefunction(get_response)
-        if self.async_mode:
-            markcoroutinefunction(self)
 
     def __call__(self, request):
         if self.async_mode:

@@ -26,7 +26,7 @@ _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _TOKEN_SCHEME = TokenAuthentication.keyword.lower().encode()
 
 
-class _BothChains:
+class BothChains:
     """A middleware that serves the sync chain (WSGI, the test client) and the async one (ASGI)."""
 
     sync_capable = True
@@ -39,7 +39,7 @@ class _BothChains:
             markcoroutinefunction(self)
 
 
-class RequestIdMiddleware(_BothChains):
+class RequestIdMiddleware(BothChains):
     """Give every request an id (the caller's X-Request-ID if sane), log one line per request."""
 
     def __call__(self, request):
@@ -122,7 +122,7 @@ class PageMessageMiddleware(_PagesOnly, MessageMiddleware):
     pass
 
 
-class BodyLimitMiddleware(_BothChains):
+class BodyLimitMiddleware(BothChains):
     """A body over REQUEST_BODY_MAX_BYTES is a 413 on every endpoint, naming that limit (an
     answer's own 64 KiB limit is the service's, in its words). Under ASGI the body was bounded
     as it was read (interviewprep.body_limit); elsewhere Content-Length tells."""

@@ -70,7 +70,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _source_dir() -> Path:
+def weights_dir() -> Path:
     spec = find_spec(PACKAGE)
     if spec is None or spec.origin is None:
         raise ProseGraderUnavailable(f"the model package {PACKAGE} is not installed (run `make`)")
@@ -86,7 +86,7 @@ class ModelFiles:
 def model_files_verified(*, models_dir: Path | None = None) -> ModelFiles:
     """The model's files, every hash checked; `ProseGraderUnavailable` saying which is wrong."""
     models_dir = MODELS_DIR if models_dir is None else models_dir
-    source = _source_dir()
+    source = weights_dir()
     for name, expected in SOURCE_SHA256.items():
         path = source / name
         if not path.is_file():
@@ -159,7 +159,7 @@ class Embedder:
         return np.stack(rows)
 
 
-def _load() -> Embedder | ProseGraderUnavailable:
+def embedder_load() -> Embedder | ProseGraderUnavailable:
     try:
         return Embedder(model_files_verified())
     except ProseGraderUnavailable as exc:
@@ -167,7 +167,7 @@ def _load() -> Embedder | ProseGraderUnavailable:
         return exc
 
 
-_EMBEDDER: PerProcess[Embedder | ProseGraderUnavailable] = PerProcess(_load)
+_EMBEDDER: PerProcess[Embedder | ProseGraderUnavailable] = PerProcess(embedder_load)
 _AVAILABILITY: PerProcess[str | None] = PerProcess(lambda: _availability())
 
 

@@ -42,7 +42,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _source() -> Path:
-    return minilm._source_dir()
+    return minilm.weights_dir()
 
 
 def _tokens(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ def test_healthz_shows_the_prose_grader_ready(client) -> None:
 @pytest.mark.nodb
 def test_a_process_without_the_model_refuses_prose_jobs_permanently(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setattr(minilm, "MODELS_DIR", tmp_path)
-    monkeypatch.setattr(minilm, "_EMBEDDER", PerProcess(minilm._load))
+    monkeypatch.setattr(minilm, "_EMBEDDER", PerProcess(minilm.embedder_load))
     request = EvaluationRequest(
         question_slug="q", question_kind="system_design", prompt=W.PROMPT, spec=W.SPEC, answer=W.STRONG
     )
