@@ -116,19 +116,33 @@ def test_the_relay_sweeps_a_killed_workers_job_and_the_audit_never_cries_wolf_me
         submission, job = submit_via_service(AttemptFactory(), "score=58")
         wait_for(lambda: job_status(job) == JobStatus.RUNNING, message="the job running")
         first.kill(signal.SIGKILL)
-        second = start_worker(tmp_path, concurrency=1)
+        # The sweeper is held while the job goes silent past its threshold, so the audit is sure to
+        # see a job the sweeper has yet to pass over (which is not broken) before the sweep.
+        relay.kill(signal.SIGSTOP)
         audits = []
         with config(stale_job_after=3, sweep_interval=2):
 
-            def audited_until_done():
+            def audited(done):
                 row = EvaluationJob.objects.get(pk=job)
                 if row.status == JobStatus.RUNNING:
                     audits.append((timezone.now() - row.heartbeat_at, invariants_check()))
-                return row.status == JobStatus.SUCCEEDED
+                return done(row)
 
-            # Audited all along, right after the kill and past the sweeper's threshold too: a job
-            # the sweeper has yet to pass over is not broken.
-            wait_for(audited_until_done, timeout=60, interval=0.1, message="the swept job finished")
+            try:
+                wait_for(
+                    lambda: audited(lambda row: timezone.now() - row.heartbeat_at > timedelta(seconds=3)),
+                    interval=0.1,
+                    message="the job silent past the threshold",
+                )
+            finally:
+                relay.kill(signal.SIGCONT)
+            second = start_worker(tmp_path, concurrency=1)
+            wait_for(
+                lambda: audited(lambda row: row.status == JobStatus.SUCCEEDED),
+                timeout=60,
+                interval=0.1,
+                message="the swept job finished",
+            )
         assert Result.objects.get(submission_id=submission).score == 58
         assert any(silent > timedelta(seconds=3) for silent, _ in audits), "audited past the threshold"
         assert [violations for _, violations in audits if violations] == []
