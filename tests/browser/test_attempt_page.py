@@ -109,10 +109,12 @@ def test_keyboard_only_submit_and_a_way_out_of_the_editor(candidate_page, adding
     assert Submission.objects.get(attempt_id=attempt_id).answer == "def add(a, b):\n    return a + b"
     # Esc leaves the text; Tab then moves on instead of indenting.
     page.click(".ace_content")
-    page.wait_for_function("document.activeElement.classList.contains('ace_text-input')")
+    # Predicates as functions: Playwright evaluates an expression string anew at each poll,
+    # which the page's CSP refuses (no 'unsafe-eval').
+    page.wait_for_function("() => document.activeElement.classList.contains('ace_text-input')")
     page.keyboard.press("Escape")
     # Ace moves focus to its scroller on Esc, a moment after the key.
-    page.wait_for_function("document.activeElement.classList.contains('ace_scroller')")
+    page.wait_for_function("() => document.activeElement.classList.contains('ace_scroller')")
     page.keyboard.press("Tab")
     assert page.evaluate("!document.querySelector('[data-editor]').contains(document.activeElement)")
     assert editor_text(page) == "def add(a, b):\n    return a + b"
