@@ -601,10 +601,17 @@ def _end_as(status, cpu_limit):
     signal or its exit code."""
     if posix.WIFSIGNALED(status):
         signum = posix.WTERMSIG(status)
-        if signum in (_signal.SIGPROF, _signal.SIGXCPU, _signal.SIGKILL) and _cpu_spent() >= cpu_limit * 0.95:
+        # The child's only CPU timers are the ones set from the run's budget: their signals
+        # mean it ran out. A SIGKILL may be RLIMIT_CPU's or another's (the memory killer).
+        if signum in (_signal.SIGPROF, _signal.SIGXCPU) or (
+            signum == _signal.SIGKILL and _cpu_spent() >= cpu_limit * 0.95
+        ):
             posix._exit(EXIT_CPU)
         _signal.signal(signum, _signal.SIG_DFL)
         posix.kill(posix.getpid(), signum)
+        # Still here: as the box's PID 1 no signal of its own kills it. Exit as a shell
+        # reports a signal's death, as bwrap reports its child's.
+        posix._exit(128 + signum)
     posix._exit(posix.WEXITSTATUS(status) if posix.WIFEXITED(status) else EXIT_SETUP)
 
 
