@@ -1,15 +1,17 @@
 """The attempt cache: version-stamped, may lag, never lies (docs/promises.md, promise 7).
 
-Each attempt is one Redis hash on the cache database: `version`, `payload`, and `floor`, the
-lowest version a reader may trust, with `floor_until`, the writer's deadline: a copy read from
+Each attempt is one Redis hash on the cache database: `stamp`, `payload`, and `floor`, the
+lowest stamp a reader may trust, with `floor_until`, the writer's deadline: a copy read from
 the database after it is authoritative and clears the floor (the writer committed or rolled back).
-- Every change of an attempt's state raises the floor *before* its transaction commits (from
-  `transition()`), so once the writer has committed, no older copy is served even if the
-  writer dies before refreshing the cache.
-- Copies are only ever written by a script that sets them if their version is newer than the
+Copies are ordered by the attempt's `stamp`, which grows with its `version` and with every other
+change the copy holds (its language, a hint, a give-up), so the copy is all a read needs.
+- Every change of what the copy holds raises the floor *before* its transaction commits
+  (`attempt_cache_restamp`, from `transition()` and the other writers), so once the writer has
+  committed, no older copy is served even if the writer dies before refreshing the cache.
+- Copies are only ever written by a script that sets them if their stamp is newer than the
   one cached and not below the floor: a slow writer or a reader with an old copy can never put
   it back over a newer one, and nothing is ever deleted, so delete-then-stale-set cannot happen.
-- A reader passing `min_version` never gets a copy older than that.
+- A reader passing `min_version` never gets a copy whose version is older than that.
 - A cold key is computed by the reader holding a short lease; the others wait for its copy while
   the lease lives (single flight), so a slow database is asked once, not by every reader. They
   read the database themselves only when the leader is done without a copy that will do, or its
@@ -30,6 +32,7 @@ from typing import Any
 
 import redis
 
+from attempts.models import Attempt
 from attempts.selectors.payloads import attempt_payload_from_db
 from interviewprep import metrics
 from interviewprep.per_process import PerProcess
@@ -42,13 +45,13 @@ FLOOR_SECONDS = 120  # a raised floor whose writer rolled back stops forcing mis
 LEASE_MS = 2000  # also bounds how long a reader waits for another's copy
 BACKOFF_AFTER_ERROR = 1.0
 
-# KEYS[1] = hash; ARGV = version, payload, ttl, read_at (when the copy was read from PostgreSQL)
+# KEYS[1] = hash; ARGV = stamp, payload, ttl, read_at (when the copy was read from PostgreSQL)
 # Returns 1 stored, 0 not newer than the cached copy, -1 below a floor that was in force when the
 # copy was read. A copy read after its floor lapsed is the database's word on a writer that has
 # long committed or rolled back, so it clears that floor (else a rolled-back writer's floor would
 # force misses for ever).
 _SET_IF_NEWER = """
-local cur = tonumber(redis.call('hget', KEYS[1], 'version') or '-1')
+local cur = tonumber(redis.call('hget', KEYS[1], 'stamp') or '-1')
 local v = tonumber(ARGV[1])
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
 local floor_until = tonumber(redis.call('hget', KEYS[1], 'floor_until') or '0')
@@ -58,13 +61,13 @@ if floor >= 0 and read_at >= floor_until and v >= cur then
   redis.call('hdel', KEYS[1], 'floor', 'floor_until')
 end
 if v <= cur then return 0 end
-redis.call('hset', KEYS[1], 'version', ARGV[1], 'payload', ARGV[2])
+redis.call('hset', KEYS[1], 'stamp', ARGV[1], 'payload', ARGV[2])
 redis.call('expire', KEYS[1], ARGV[3])
 return 1
 """
-# KEYS[1] = hash; ARGV = version, floor_until, ttl, now
+# KEYS[1] = hash; ARGV = stamp, floor_until, ttl, now
 # A live floor only ever goes up and lasts until the last writer's deadline; a lapsed one is
-# replaced. (Raising only when the version is higher would make a writer reusing the version of a
+# replaced. (Raising only when the stamp is higher would make a writer reusing the stamp of a
 # rolled-back one a no-op, leaving it with the lapsed floor: its older copies would be served.)
 _RAISE_FLOOR = """
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
@@ -105,27 +108,36 @@ def _failed(exc: Exception) -> None:
     logger.warning("cache unavailable, reading from the database", extra={"error": str(exc)})
 
 
-def attempt_cache_raise_floor(*, attempt_id: int, version: int) -> None:
+def attempt_cache_restamp(attempt: Attempt) -> str:
+    """Inside the writer's transaction, the attempt's row locked, when something its cached copy
+    holds changes: the stamp grows and the floor rises before commit. Returns the field for the
+    writer's save."""
+    attempt.stamp += 1
+    attempt_cache_raise_floor(attempt_id=attempt.pk, stamp=attempt.stamp)
+    return "stamp"
+
+
+def attempt_cache_raise_floor(*, attempt_id: int, stamp: int) -> None:
     """Called inside the writer's transaction, before commit, so while it holds the attempt's
     row lock: one call with a short timeout and no retry, and none at all while this process
     backs off after a cache error. A floor that could not be raised is owed (`_OwedFloors`)."""
     if not _available():
-        _owed.get().add(attempt_id, version)
+        _owed.get().add(attempt_id, stamp)
         return
     try:
-        _raise_floor(attempt_id, version)
+        _raise_floor(attempt_id, stamp)
     except redis.RedisError as exc:
         _failed(exc)
-        _owed.get().add(attempt_id, version)
+        _owed.get().add(attempt_id, stamp)
 
 
-def _raise_floor(attempt_id: int, version: int) -> None:
+def _raise_floor(attempt_id: int, stamp: int) -> None:
     now = time.time()
-    cache_redis().eval(_RAISE_FLOOR, 1, _key(attempt_id), version, now + FLOOR_SECONDS, TTL_SECONDS, now)
+    cache_redis().eval(_RAISE_FLOOR, 1, _key(attempt_id), stamp, now + FLOOR_SECONDS, TTL_SECONDS, now)
 
 
 class _OwedFloors:
-    """Floors this process could not raise: attempt id -> (version, give up at).
+    """Floors this process could not raise: attempt id -> (stamp, give up at).
 
     The writer commits anyway, and without its floor a copy older than its write would be
     served to readers without `min_version` until the next write or the copy's TTL (an hour).
@@ -140,28 +152,28 @@ class _OwedFloors:
         self.owed: dict[int, tuple[int, float]] = {}
         self.lock = threading.Lock()
 
-    def add(self, attempt_id: int, version: int) -> None:
+    def add(self, attempt_id: int, stamp: int) -> None:
         with self.lock:
             held = self.owed.get(attempt_id)
-            if held is None or held[0] < version:
-                self.owed[attempt_id] = (version, time.monotonic() + TTL_SECONDS)
+            if held is None or held[0] < stamp:
+                self.owed[attempt_id] = (stamp, time.monotonic() + TTL_SECONDS)
 
     def pay(self) -> None:
         """Raise the owed floors, stopping at the first failure (Redis still unreachable)."""
         with self.lock:
             owed = list(self.owed.items())
-        for attempt_id, (version, give_up_at) in owed:
+        for attempt_id, (stamp, give_up_at) in owed:
             try:
-                _raise_floor(attempt_id, version)
+                _raise_floor(attempt_id, stamp)
             except redis.RedisError as exc:
                 if time.monotonic() < give_up_at:
                     _failed(exc)
                     return
-                logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "version": version})
+                logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "stamp": stamp})
             else:
-                logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "version": version})
+                logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "stamp": stamp})
             with self.lock:
-                if self.owed.get(attempt_id, (None,))[0] == version:
+                if self.owed.get(attempt_id, (None,))[0] == stamp:
                     del self.owed[attempt_id]
 
 
@@ -187,7 +199,7 @@ def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
             _SET_IF_NEWER,
             1,
             _key(attempt_id),
-            payload["version"],
+            payload["stamp"],
             json.dumps(payload, separators=(",", ":")),
             TTL_SECONDS,
             read_at,
@@ -242,7 +254,10 @@ def _read(attempt_id: int) -> tuple[dict[str, Any] | None, int]:
 def _fresh_enough(payload: dict[str, Any] | None, floor: int, min_version: int | None) -> bool:
     # A floor counts even after it lapsed: a copy below it may predate a committed write whose
     # cache refresh never happened. Only a copy read from the database after the lapse clears it.
-    return payload is not None and payload["version"] >= max(min_version or 0, floor)
+    # (A copy without a stamp was written before stamps: never fresh.)
+    if payload is None:
+        return False
+    return payload.get("stamp", -1) >= max(floor, 0) and payload["version"] >= (min_version or 0)
 
 
 def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[str, Any] | None:

@@ -113,7 +113,7 @@ class SubmissionEvaluation:
         result: Result = submission.recorded_result
         attempt = submission.attempt
         try:
-            attempt_cache_store(payload={**attempt_payload(attempt, result), "user_id": attempt.user_id})
+            attempt_cache_store(payload=attempt_payload(attempt, result))
         except Exception:  # noqa: BLE001 - the cache may lag, never lie
             logger.warning("cache write after result failed", exc_info=True)
 

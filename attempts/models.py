@@ -67,6 +67,9 @@ class Attempt(models.Model):
     status = models.CharField(max_length=20, choices=AttemptStatus.choices, default=AttemptStatus.DRAFT)
     # Grows with every change of the attempt's state; readers and caches compare it.
     version = models.PositiveBigIntegerField(default=1)
+    # Grows with every change of what the cached copy holds: each new version, and the language,
+    # a hint or a give-up, which change no version. The cache orders its copies by it.
+    stamp = models.PositiveBigIntegerField(default=1)
     latest_submission = models.ForeignKey(
         "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -75,8 +78,7 @@ class Attempt(models.Model):
         "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # The language of the last submit, run or draft save that named one: what a submit or a
-    # run without a language uses. Not part of the cached copy (a draft save or a run changes it
-    # without a new version), so readers take it from the row.
+    # run without a language uses.
     language = models.CharField(max_length=20, default="python")
     # The answers being typed, kept server-side, one per language: {language id: text}. Not part
     # of the attempt's state: saving one moves no version and touches no cached copy.
@@ -86,6 +88,9 @@ class Attempt(models.Model):
     hints_revealed = models.PositiveSmallIntegerField(default=0)
     # "I give up": the reference answer opens; recorded so progress never counts it as solved.
     gave_up_at = models.DateTimeField(null=True, blank=True)
+    # The first full score on this attempt: the reference answer opens then, and stays open
+    # (what was shown cannot be unshown). Progress reads "solved" from the history, not here.
+    solved_at = models.DateTimeField(null=True, blank=True)
     # Set for the attempts of a timed mock interview, whose deadline the submit enforces.
     mock_interview = models.ForeignKey(
         "MockInterview", null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"

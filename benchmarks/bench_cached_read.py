@@ -43,14 +43,14 @@ def warm(pairs: list[tuple[str, int]]) -> None:
     from django.core.cache import cache
 
     from attempts.cache import attempt_cached
-    from attempts.selectors.payloads import attempt_payload_from_db
+    from attempts.selectors.payloads import attempt_payload_from_db, attempt_shown
     from benchmarks.bare_urls import bare_key
 
     for _, attempt_id in pairs:
         payload = attempt_cached(attempt_id=attempt_id)
         if payload is None:
             raise common.BenchFailure(f"attempt {attempt_id} was not seeded")
-        shown = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt_id).items() if k != "user_id"}
+        (shown,) = attempt_shown([attempt_payload_from_db(attempt_id=attempt_id)])
         cache.set(bare_key(attempt_id), shown, timeout=None)
 
 

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from attempts.cache import attempt_cached
 from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
 from attempts.selectors.history import QuestionRecord, question_records_for_user
-from attempts.selectors.payloads import attempt_api_payload, attempt_row_fields, result_payload
+from attempts.selectors.payloads import attempt_payload, attempt_shown, result_payload
 from attempts.services.attempts import EVALUATE
 from evaluation.jobs import job_queue_position
 from evaluation.languages import DEFAULT_LANGUAGE
@@ -24,12 +24,7 @@ def attempt_get_for_user(*, user, attempt_id: int, min_version: int | None = Non
     payload = attempt_cached(attempt_id=attempt_id, min_version=min_version)
     if payload is None or payload.get("user_id") != user.pk:
         raise NotFound(f"There is no attempt {attempt_id}.")
-    # Read after the cache, never stored in it (attempt_row_fields says why).
-    fields = attempt_row_fields(attempt_ids=[attempt_id]).get(attempt_id)
-    if fields is None:
-        raise NotFound(f"There is no attempt {attempt_id}.")
-    shown = {k: v for k, v in payload.items() if k != "user_id"}
-    shown.update(fields)
+    (shown,) = attempt_shown([payload])
     if shown["status"] == AttemptStatus.QUEUED and shown["latest_submission_id"] is not None:
         # Read after the cache, never stored in it: it changes with every job that starts.
         shown["queue"] = submission_queue(submission_id=shown["latest_submission_id"])
@@ -50,8 +45,7 @@ def attempt_list_for_user(*, user) -> QuerySet[Attempt]:
 def attempt_payloads(attempts: list[Attempt]) -> list[dict[str, Any]]:
     latest_ids = [a.latest_submission_id for a in attempts if a.latest_submission_id]
     results = {r.submission_id: r for r in Result.objects.filter(submission_id__in=latest_ids)}
-    fields = attempt_row_fields(attempt_ids=[a.pk for a in attempts])
-    return [attempt_api_payload(a, results.get(a.latest_submission_id), fields[a.pk]) for a in attempts]
+    return attempt_shown([attempt_payload(a, results.get(a.latest_submission_id)) for a in attempts])
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from attempts.models import Attempt, Result, ResultOutcome
 
 # A full score, once, makes a question solved.
 SOLVED_PERCENT = 100.0
+
+
+def percent_of(score: float, max_score: float) -> float:
+    """A score as a share of its maximum, 0 to 100."""
+    return max(0.0, min(100.0, score / max_score * 100))
+
+
+def solves(percent: float) -> bool:
+    """Whether a scored answer of `percent` solves its question."""
+    return percent >= SOLVED_PERCENT
 
 
 @dataclass(frozen=True)
@@ -41,13 +51,7 @@ class QuestionRecord:
 
     @property
     def solved(self) -> bool:
-        return self.best_percent >= SOLVED_PERCENT
-
-
-def solving_results() -> QuerySet[Result]:
-    """The results that make their question solved (a full score), as SQL: for a read that must
-    stay one query, such as whether an attempt's reference answer has opened."""
-    return Result.objects.filter(outcome=ResultOutcome.SCORED, score__gte=F("max_score") * SOLVED_PERCENT / 100)
+        return solves(self.best_percent)
 
 
 def scored_answers(*, user_id: int, question_ids: Iterable[int] | None = None) -> list[ScoredAnswer]:
@@ -85,7 +89,7 @@ def _answers(results: QuerySet[Result]) -> list[tuple[int, ScoredAnswer]]:
                 question_id=question_id,
                 attempt_id=attempt_id,
                 submission_id=submission_id,
-                percent=max(0.0, min(100.0, score / max_score * 100)),
+                percent=percent_of(score, max_score),
                 scored_at=created_at,
             ),
         )

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, Exists, F, OuterRef, Q, When
-
-from attempts.models import Attempt, AttemptStatus, PracticeRequest, Result, Submission
-from attempts.selectors.history import solving_results
+from attempts.models import Attempt, AttemptStatus, MockInterview, PracticeRequest, Question, Result, Submission
 
 
 def result_payload(result: Result | None) -> dict[str, Any] | None:
@@ -25,7 +22,14 @@ def result_payload(result: Result | None) -> dict[str, Any] | None:
     }
 
 
+# What the cached copy holds beyond what the API shows: whose it is, its stamp, and what says
+# which other rows a read needs (`attempt_shown`).
+_INTERNAL = ("user_id", "stamp", "reference_open", "mock_interview_id")
+
+
 def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
+    """The attempt's cached copy: its row and its latest result, all a read of it needs but the
+    texts of other rows (`attempt_shown` adds them)."""
     # The result shown always belongs to the latest submission: an older one's never shows.
     shown = result if result is not None and result.submission_id == attempt.latest_submission_id else None
     return {
@@ -37,57 +41,48 @@ def attempt_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
         "result": result_payload(shown) if attempt.status == AttemptStatus.COMPLETED else None,
         "created_at": attempt.created_at.isoformat(),
         "updated_at": attempt.updated_at.isoformat(),
+        "language": attempt.language,
+        "hints_revealed": attempt.hints_revealed,
+        "gave_up": attempt.gave_up_at is not None,
+        "user_id": attempt.user_id,
+        "stamp": attempt.stamp,
+        # A full score on this attempt, or "I give up": its question's reference answer opens.
+        "reference_open": attempt.solved_at is not None or attempt.gave_up_at is not None,
+        "mock_interview_id": attempt.mock_interview_id,
     }
 
 
-def attempt_row_fields(*, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """What the API shows of each attempt beside its cached copy, in one query for any number
-    of them: its language, the hints revealed, whether the candidate gave up, and the question's
-    reference answer and explanation, only once they are open (a full score on this attempt, or
-    "I give up"; the texts are not even read before). Never cached: a draft save, a run, a hint
-    or a give-up changes them without a new version. `mock_interview` names the session whose
-    deadline holds the attempt's submits, if any."""
-    unlocked = Q(gave_up_at__isnull=False) | Q(passed=True)
-    rows = (
-        Attempt.objects.filter(pk__in=attempt_ids)
-        .order_by()
-        .annotate(passed=Exists(solving_results().filter(submission__attempt_id=OuterRef("pk"))))
-        .annotate(
-            reference_answer=Case(When(unlocked, then=F("question__reference_answer"))),
-            reference_explanation=Case(When(unlocked, then=F("question__explanation"))),
+def attempt_shown(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cached copies as the API shows them: with the question's reference answer and
+    explanation once open, and the mock interview's deadline for its attempts, read in one query
+    each for any number of copies, and none when no copy needs them (the texts are not even read
+    before they open). Read beside the copies, never in them: they are other rows."""
+    questions = {p["question_id"] for p in payloads if p["reference_open"]}
+    references = {
+        pk: {"answer": answer, "explanation": explanation}
+        for pk, answer, explanation in (
+            Question.objects.filter(pk__in=questions).values_list("pk", "reference_answer", "explanation")
+            if questions
+            else ()
         )
-        .values_list(
-            "pk",
-            "language",
-            "hints_revealed",
-            "gave_up_at",
-            "passed",
-            "reference_answer",
-            "reference_explanation",
-            "mock_interview_id",
-            "mock_interview__deadline",
-        )
+    }
+    interviews = {p["mock_interview_id"] for p in payloads if p["mock_interview_id"]}
+    deadlines = dict(
+        MockInterview.objects.filter(pk__in=interviews).values_list("pk", "deadline") if interviews else ()
     )
-    return {
-        pk: {
-            "language": language,
-            "hints_revealed": hints_revealed,
-            "gave_up": gave_up_at is not None,
-            "reference": ({"answer": answer, "explanation": explanation} if passed or gave_up_at is not None else None),
-            "mock_interview": {"id": mock_id, "deadline": deadline.isoformat()} if mock_id else None,
-        }
-        for pk, language, hints_revealed, gave_up_at, passed, answer, explanation, mock_id, deadline in rows
-    }
+    shown = []
+    for payload in payloads:
+        row = {k: v for k, v in payload.items() if k not in _INTERNAL}
+        row["reference"] = references.get(payload["question_id"]) if payload["reference_open"] else None
+        mock_id = payload["mock_interview_id"]
+        row["mock_interview"] = {"id": mock_id, "deadline": deadlines[mock_id].isoformat()} if mock_id else None
+        shown.append(row)
+    return shown
 
 
-def attempt_api_payload(
-    attempt: Attempt, result: Result | None, fields: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The attempt as the API shows it: its state (the cached copy's shape) and the fields read
-    from its row (`attempt_row_fields`, read here when not given)."""
-    if fields is None:
-        fields = attempt_row_fields(attempt_ids=[attempt.pk])[attempt.pk]
-    return {**attempt_payload(attempt, result), **fields}
+def attempt_api_payload(attempt: Attempt, result: Result | None) -> dict[str, Any]:
+    """One attempt as the API shows it, from its row and its latest result in hand."""
+    return attempt_shown([attempt_payload(attempt, result)])[0]
 
 
 def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
@@ -97,9 +92,7 @@ def attempt_payload_from_db(*, attempt_id: int) -> dict[str, Any] | None:
     result = None
     if attempt.latest_submission_id is not None:
         result = Result.objects.filter(submission_id=attempt.latest_submission_id).first()
-    payload = attempt_payload(attempt, result)
-    payload["user_id"] = attempt.user_id
-    return payload
+    return attempt_payload(attempt, result)
 
 
 def submission_accepted_payload(submission: Submission) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from attempts.cache import attempt_cache_restamp
 from attempts.models import (
     Attempt,
     AttemptStatus,
@@ -21,7 +22,7 @@ from attempts.models import (
     Submission,
     SubmissionStatus,
 )
-from attempts.selectors.history import attempt_latest_for_question
+from attempts.selectors.history import attempt_latest_for_question, percent_of, solves
 from attempts.services.admission import admission_check
 from attempts.services.languages import answer_language_validate
 from attempts.services.mock import mock_deadline_check
@@ -80,16 +81,17 @@ def answer_validate(answer: Any) -> str:
 def attempt_draft_save(*, user, attempt_id: int, answer: str, language: str | None = None) -> Attempt:
     """Keep the answer being typed in `language` (else the attempt's), which becomes the
     attempt's language; an empty answer clears that language's draft. Not a state change: the
-    version, status and cached copy stay as they are, and only the draft's and the language's
-    columns are written, so a save racing a submit or an evaluation overwrites nothing of theirs.
-    The row is locked for the read-modify-write, so two saves in different languages keep both."""
+    version and status stay as they are, and only the draft's and the language's columns (and the
+    cached copy's stamp, when the language changes) are written, so a save racing a submit or an
+    evaluation overwrites nothing of theirs. The row is locked for the read-modify-write, so two
+    saves in different languages keep both."""
     answer_size_check(answer)
     with transaction.atomic():
         attempt = (
             Attempt.objects.select_for_update(of=("self",))
             .filter(pk=attempt_id, user=user)
             .select_related("question")
-            .only("language", "drafts", "draft_saved_at", "question__kind")
+            .only("language", "stamp", "drafts", "draft_saved_at", "question__kind")
             .first()
         )
         if attempt is None:
@@ -102,10 +104,13 @@ def attempt_draft_save(*, user, attempt_id: int, answer: str, language: str | No
         drafts = {key: text for key, text in attempt.drafts.items() if key != language}
         if answer:
             drafts[language] = answer
+        fields = ["drafts", "draft_saved_at"]
+        if language != attempt.language:
+            attempt.language = language
+            fields += ["language", attempt_cache_restamp(attempt)]
         attempt.drafts = drafts
-        attempt.language = language
         attempt.draft_saved_at = timezone.now() if drafts else None
-        attempt.save(update_fields=["drafts", "language", "draft_saved_at"])
+        attempt.save(update_fields=fields)
     return attempt
 
 
@@ -211,6 +216,9 @@ def result_record(
         feedback=feedback,
         details=details,
     )
+    changes: dict[str, Any] = {"scored_submission": submission}
+    if attempt.solved_at is None and outcome == ResultOutcome.SCORED and solves(percent_of(score, max_score)):
+        changes["solved_at"] = result.created_at  # the reference answer opens
     record: list[StateChange] = []
     transition(submission, SubmissionStatus.COMPLETED, actor=actor, record=record)
     transition(
@@ -218,7 +226,7 @@ def result_record(
         AttemptStatus.COMPLETED,
         actor=actor,
         reason=f"result of submission {submission.pk}",
-        changes={"scored_submission": submission},
+        changes=changes,
         record=record,
     )
     StateChange.objects.bulk_create(record)

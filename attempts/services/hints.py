@@ -1,9 +1,8 @@
 """Hints and "I give up": what a candidate asks to see before finishing an attempt.
 
-Neither is a state change of the attempt (its status and version stay, and so does its cached
-copy): both are columns read beside the cached copy, like the attempt's language. Each is
-recorded as a StateChange row that keeps the attempt's status, so the attempt's timeline says
-when the candidate asked.
+Neither is a state change of the attempt (its status and version stay), but both are in its
+cached copy, whose stamp each moves. Each is recorded as a StateChange row that keeps the
+attempt's status, so the attempt's timeline says when the candidate asked.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from attempts.cache import attempt_cache_restamp
 from attempts.models import Attempt, StateChange
 from interviewprep.errors import InvalidInput, NotFound
 
@@ -29,7 +29,7 @@ def _attempt_lock(*, user, attempt_id: int) -> Attempt:
     attempt = (
         Attempt.objects.select_for_update(of=("self",))
         .select_related("question")
-        .only("status", "hints_revealed", "gave_up_at", "question__hints")
+        .only("status", "stamp", "hints_revealed", "gave_up_at", "question__hints")
         .filter(pk=attempt_id, user=user)
         .first()
     )
@@ -68,7 +68,7 @@ def attempt_hint_reveal(*, user, attempt_id: int, count: int | None = None) -> A
         if wanted <= attempt.hints_revealed:
             return attempt
         attempt.hints_revealed = wanted
-        attempt.save(update_fields=["hints_revealed"])
+        attempt.save(update_fields=["hints_revealed", attempt_cache_restamp(attempt)])
         _record(attempt, actor=f"user:{user.pk}", reason=f"hint {wanted} of {total} revealed")
     return attempt
 
@@ -81,6 +81,6 @@ def attempt_give_up(*, user, attempt_id: int, now: datetime | None = None) -> At
         if attempt.gave_up_at is not None:
             return attempt
         attempt.gave_up_at = now or timezone.now()
-        attempt.save(update_fields=["gave_up_at"])
+        attempt.save(update_fields=["gave_up_at", attempt_cache_restamp(attempt)])
         _record(attempt, actor=f"user:{user.pk}", reason="gave up: the reference answer opened")
     return attempt

@@ -2,7 +2,8 @@
 submitting it. A `run` job executes it on the `run` queue (its handler: attempts/jobs.py).
 
 A run is not a submission: creating or finishing one never moves its attempt's state,
-version, submissions, result or cached copy, so nothing here locks or writes the attempt.
+version, submissions or result. A run in another language makes it the attempt's: only then
+is the attempt's row locked and written (its language and its cached copy's stamp).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from attempts.cache import attempt_cache_restamp
 from attempts.models import Attempt, QuestionKind, Run, RunStatus
 from attempts.services.admission import admission_check
 from attempts.services.attempts import answer_validate
@@ -58,9 +60,12 @@ def run_create(
         admission_check(kind=RUN)
         run = Run.objects.create(user=user, attempt_id=attempt_id, answer=answer, language=language, inputs=inputs)
         if language != attempt_language:
-            # Only the language column, and only when it changes: the attempt's row is locked just
-            # then, and its state, version and cached copy stay as they are.
-            Attempt.objects.filter(pk=attempt_id).exclude(language=language).update(language=language)
+            # Only the language and the cached copy's stamp, and only when the language changes:
+            # the attempt's row is locked just then, and its state and version stay as they are.
+            attempt = Attempt.objects.select_for_update().only("language", "stamp").get(pk=attempt_id)
+            if attempt.language != language:
+                attempt.language = language
+                attempt.save(update_fields=["language", attempt_cache_restamp(attempt)])
         job_enqueue(kind=RUN, subject_id=run.pk, correlation_id=correlation_id)
     return run
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import models, transaction
 
-from attempts.cache import attempt_cache_raise_floor
+from attempts.cache import attempt_cache_restamp
 from attempts.models import (
     Attempt,
     AttemptStatus,
@@ -138,11 +138,10 @@ def transition(
         setattr(obj, field, value)
     if isinstance(obj, Attempt):
         obj.version += 1
-        update_fields.append("version")
+        # Before commit: once this commits, no cached copy older than it may be served.
+        update_fields += ["version", attempt_cache_restamp(obj)]
     obj.save(update_fields=update_fields)
     if isinstance(obj, Attempt):
-        # Before commit: once this commits, no cached copy older than it may be served.
-        attempt_cache_raise_floor(attempt_id=obj.pk, version=obj.version)
         # After commit, best effort: a wait on this attempt looks again (a lost one times out).
         notify_on_commit(attempt_channel(obj.pk), str(obj.version))
     elif isinstance(obj, Run):

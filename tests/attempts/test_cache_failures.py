@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from django.test import override_settings
 from attempts import cache
 from attempts.models import Attempt, AttemptStatus
 from attempts.selectors.attempts import attempt_get_for_user
-from attempts.selectors.payloads import attempt_payload_from_db
+from attempts.selectors.payloads import attempt_payload_from_db, attempt_shown
 from attempts.services.transitions import transition
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
@@ -23,8 +24,8 @@ from tests.processes import RedisServer, free_port, wait_for
 
 
 def _cached_version(attempt_id: int) -> int | None:
-    raw = cache_redis().hget(cache._key(attempt_id), "version")
-    return int(raw) if raw is not None else None
+    raw = cache_redis().hget(cache._key(attempt_id), "payload")
+    return json.loads(raw)["version"] if raw is not None else None
 
 
 def _commit_transition(attempt_id: int, to: str) -> int:
@@ -141,9 +142,7 @@ def paused_redis_cache() -> Iterator[RedisServer]:
 def test_paused_redis_makes_reads_slower_not_wrong_and_the_cache_comes_back(paused_redis_cache):
     server = paused_redis_cache
     attempt = AttemptFactory()
-    expected = {k: v for k, v in attempt_payload_from_db(attempt_id=attempt.pk).items() if k != "user_id"}
-    # Read from the row, beside the cached copy: a fresh attempt's.
-    expected.update(language=attempt.language, hints_revealed=0, gave_up=False, reference=None, mock_interview=None)
+    (expected,) = attempt_shown([attempt_payload_from_db(attempt_id=attempt.pk)])
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk) == expected  # warms the cache
     errors_before = counter_value("interviewprep_cache_requests_total", {"outcome": "error"})
 
@@ -180,11 +179,9 @@ def test_min_version_holds_even_when_the_writer_could_not_raise_the_floor(monkey
     """A writer whose floor never arrived (Redis unreachable, and its process gone before the
     owed floor was raised): a reader without min_version may get the older copy (lag), one that
     has seen the new version never does."""
-    import attempts.services.transitions as transitions
-
     attempt = AttemptFactory()
     old = attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"]
-    monkeypatch.setattr(transitions, "attempt_cache_raise_floor", lambda **kwargs: None)
+    monkeypatch.setattr(cache, "attempt_cache_raise_floor", lambda **kwargs: None)
     new = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == old
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk, min_version=new)["version"] == new

@@ -156,7 +156,7 @@ def test_the_cached_read_costs_no_more_queries_with_the_new_fields(api_client_fo
     client.get(f"/api/v1/attempts/{attempt.pk}/")  # fills the cache
     with CaptureQueriesContext(connection) as queries:
         assert client.get(f"/api/v1/attempts/{attempt.pk}/").json()["reference"] == REFERENCE
-    # One read of the attempt's row, as it made for its language alone before (the token is cached).
+    # One read: the question's texts, which the give-up opened; the rest is the cached copy's.
     assert len(queries) == 1, [q["sql"] for q in queries]
 
 
