@@ -217,30 +217,40 @@ def _compute_and_store(attempt_id: int) -> dict[str, Any] | None:
     read_at = time.time()
     payload = _compute(attempt_id)
     if payload is not None:
-        _store(attempt_id, payload, read_at=read_at)
+        try:
+            _store(attempt_id, payload, read_at=read_at)
+        except redis.RedisError as exc:
+            _failed(exc)  # the copy in hand is the database's: serve it anyway
     return payload
 
 
-def attempt_cache_store(*, payload: dict[str, Any]) -> None:
-    """After a commit, with the committed copy in hand: put it in the cache if newest."""
+def attempt_cache_store(*, payload: dict[str, Any], read_at: float | None = None) -> int | None:
+    """Put a copy in the cache if it is the newest: after a commit, with the committed copy in
+    hand, or a copy read from the database at `read_at` (default: now). Returns what the store
+    did (1 stored, 0 not newer, -1 under a writer's floor), None when Redis was not asked."""
     _pay_owed()
     if not _available():
-        return
+        return None
     try:
-        _store(payload["id"], payload, read_at=time.time())
+        return _store(payload["id"], payload, read_at=time.time() if read_at is None else read_at)
     except redis.RedisError as exc:
         _failed(exc)
+        return None
 
 
-def attempt_cache_refresh(*, attempt_id: int) -> dict[str, Any] | None:
-    """After a commit: put the database's copy in the cache (if it is the newest)."""
-    if not _available():
-        return _compute(attempt_id)
-    try:
-        return _compute_and_store(attempt_id)
-    except redis.RedisError as exc:
-        _failed(exc)
-        return _compute(attempt_id)
+def attempt_cache_key(attempt_id: int) -> str:
+    """The Redis key of an attempt's cached copy, on the cache database (for operators)."""
+    return _key(attempt_id)
+
+
+def attempt_cache_forget_process_state() -> None:
+    """Forget this process's backoff after a cache error and the floors it owes (for tests,
+    which must not inherit an earlier test's Redis failure)."""
+    _backoff.get().until = 0.0
+    owed = _owed.made()
+    if owed is not None:
+        with owed.lock:
+            owed.owed.clear()
 
 
 def _read(attempt_id: int) -> tuple[dict[str, Any] | None, int]:
@@ -261,33 +271,27 @@ def _fresh_enough(payload: dict[str, Any] | None, floor: int, min_version: int |
 
 
 def attempt_cached(*, attempt_id: int, min_version: int | None = None) -> dict[str, Any] | None:
-    """The attempt's payload (with `user_id`), from the cache when a copy is fresh enough."""
+    """The attempt's cached copy (`attempt_payload`), from the cache when it is fresh enough.
+    Whatever Redis fails at, the database answers (the one fallback of every read)."""
     _pay_owed()
-    if not _available():
-        return _compute(attempt_id)
-    try:
-        payload, floor = _read(attempt_id)
-    except redis.RedisError as exc:
-        _failed(exc)
-        return _compute(attempt_id)
+    if _available():
+        try:
+            return _cached_or_filled(attempt_id, min_version)
+        except redis.RedisError as exc:
+            _failed(exc)
+    return _compute(attempt_id)
+
+
+def _cached_or_filled(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
+    payload, floor = _read(attempt_id)
     if _fresh_enough(payload, floor, min_version):
         metrics.incr("interviewprep_cache_requests_total", {"outcome": "hit"})
         return payload
-    outcome = "stale" if payload is not None else "miss"
-    metrics.incr("interviewprep_cache_requests_total", {"outcome": outcome})
-    return _fill(attempt_id, min_version)
-
-
-def _fill(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
+    metrics.incr("interviewprep_cache_requests_total", {"outcome": "stale" if payload is not None else "miss"})
     client = cache_redis()
     lease_key = f"{_key(attempt_id)}:lease"
     token = secrets.token_hex(8)
-    try:
-        leader = bool(client.set(lease_key, token, nx=True, px=LEASE_MS))
-    except redis.RedisError as exc:
-        _failed(exc)
-        return _compute(attempt_id)
-    if not leader:
+    if not client.set(lease_key, token, nx=True, px=LEASE_MS):
         return _follow(attempt_id, min_version, lease_key)
     try:
         # Another leader may have stored a copy between our read and our lease.
@@ -295,9 +299,6 @@ def _fill(attempt_id: int, min_version: int | None) -> dict[str, Any] | None:
         if _fresh_enough(payload, floor, min_version):
             return payload
         return _compute_and_store(attempt_id)
-    except redis.RedisError as exc:
-        _failed(exc)
-        return _compute(attempt_id)
     finally:
         try:
             client.eval(RELEASE_IF_OWNER, 1, lease_key, token)
@@ -316,24 +317,16 @@ def _follow(attempt_id: int, min_version: int | None, lease_key: str) -> dict[st
     while time.monotonic() < deadline:
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
-        try:
-            pipe = client.pipeline(transaction=True)
-            pipe.hmget(_key(attempt_id), "payload", "floor")
-            pipe.exists(lease_key)
-            (raw, raw_floor), leader_busy = pipe.execute()
-        except redis.RedisError as exc:
-            _failed(exc)
-            return _compute(attempt_id)
+        pipe = client.pipeline(transaction=True)
+        pipe.hmget(_key(attempt_id), "payload", "floor")
+        pipe.exists(lease_key)
+        (raw, raw_floor), leader_busy = pipe.execute()
         payload = json.loads(raw) if raw else None
         if _fresh_enough(payload, int(raw_floor) if raw_floor else -1, min_version):
             return payload
         if not leader_busy:
             break
-    try:
-        return _compute_and_store(attempt_id)
-    except redis.RedisError as exc:
-        _failed(exc)
-        return _compute(attempt_id)
+    return _compute_and_store(attempt_id)
 
 
 def attempt_cache_diff(*, attempt_id: int) -> dict[str, Any]:

@@ -31,16 +31,12 @@ def _clean_redis(request):
     if request.node.get_closest_marker("nodb"):
         yield
         return
-    from attempts import cache
+    from attempts.cache import attempt_cache_forget_process_state
     from tests.metrics_helpers import start_from_zero
 
     start_from_zero()
-    # Cache floors an earlier test's writers could not raise would land in this test's Redis otherwise.
-    owed = cache._owed.made()
-    if owed is not None:
-        owed.owed.clear()
-    # An earlier test's cache error must not make this one's reads skip the cache.
-    cache._backoff.get().until = 0.0
+    # Neither an earlier test's owed cache floors nor its cache error may reach this test.
+    attempt_cache_forget_process_state()
     for url in (settings.CACHES["default"]["LOCATION"], settings.REDIS_STATE_URL, settings.CELERY_BROKER_URL):
         client = redis.Redis.from_url(url, socket_timeout=2)
         try:

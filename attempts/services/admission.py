@@ -67,6 +67,13 @@ def queue_backlog(*, kind: str, fresh: bool = False) -> int:
     return depth
 
 
+def queue_backlog_forget() -> None:
+    """Forget this process's recent backlog counts, so the next check counts afresh (for tests)."""
+    backlog = _backlog.get()
+    with backlog.lock:
+        backlog.counted.clear()
+
+
 def evaluate_backlog(*, fresh: bool = False) -> int:
     return queue_backlog(kind="evaluate", fresh=fresh)
 

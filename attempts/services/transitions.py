@@ -6,12 +6,14 @@ moves per entity and one function that moves.
 An illegal move is counted, logged with the ids and refused with `IllegalTransition`, which
 rolls the caller's transaction back: the row stays as it was. Every new version of an attempt
 and every new status of a run are announced on their channels (`attempt_channel`, `run_channel`)
-once the transaction commits.
+once the transaction commits (`Machine.moved`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import models, transaction
@@ -68,14 +70,6 @@ RUN_MOVES: dict[str, set[str]] = {
     R.COMPLETED: set(),
 }
 
-TABLES: dict[type[models.Model], dict[str, set[str]]] = {
-    Attempt: ATTEMPT_MOVES,
-    Submission: SUBMISSION_MOVES,
-    PracticeRequest: PRACTICE_REQUEST_MOVES,
-    Run: RUN_MOVES,
-}
-ENTITY_NAMES = {Attempt: "attempt", Submission: "submission", PracticeRequest: "practice_request", Run: "run"}
-
 
 def attempt_channel(attempt_id: int) -> str:
     """Where an attempt's new version is published after each commit (`interviewprep.notify`)."""
@@ -87,8 +81,40 @@ def run_channel(run_id: int) -> str:
     return f"run:{run_id}"
 
 
+def _attempt_moved(attempt: Attempt) -> list[str]:
+    # Every move of an attempt is a new version: its cache floor rises before the commit, so
+    # once this commits no older copy is served, and a wait on it looks again after the commit
+    # (best effort: a lost notification times out).
+    attempt.version += 1
+    notify_on_commit(attempt_channel(attempt.pk), str(attempt.version))
+    return ["version", attempt_cache_restamp(attempt)]
+
+
+def _run_moved(run: Run) -> list[str]:
+    notify_on_commit(run_channel(run.pk), run.status)
+    return []
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One entity's legal moves, and what else each move of one of its rows does (the fields it
+    adds to the save)."""
+
+    entity: str
+    moves: dict[str, set[str]]
+    moved: Callable[[Any], list[str]] = lambda obj: []
+
+
+MACHINES: dict[type[models.Model], Machine] = {
+    Attempt: Machine("attempt", ATTEMPT_MOVES, _attempt_moved),
+    Submission: Machine("submission", SUBMISSION_MOVES),
+    PracticeRequest: Machine("practice_request", PRACTICE_REQUEST_MOVES),
+    Run: Machine("run", RUN_MOVES, _run_moved),
+}
+
+
 def is_legal(model: type[models.Model], from_status: str, to_status: str) -> bool:
-    return to_status in TABLES[model].get(from_status, set())
+    return to_status in MACHINES[model].moves.get(from_status, set())
 
 
 def _current(obj: models.Model, field: str, value: Any) -> Any:
@@ -113,7 +139,8 @@ def transition(
     State-change rows are appended to `record` for one bulk insert by the caller, or written now.
     """
     model = type(obj)
-    entity = ENTITY_NAMES[model]
+    machine = MACHINES[model]
+    entity = machine.entity
     from_status = obj.status
     changes = changes or {}
     unchanged = all(_current(obj, field, value) == value for field, value in changes.items())
@@ -133,19 +160,9 @@ def transition(
             to_status=to,
         )
     obj.status = to
-    update_fields = ["status", "updated_at", *changes]
     for field, value in changes.items():
         setattr(obj, field, value)
-    if isinstance(obj, Attempt):
-        obj.version += 1
-        # Before commit: once this commits, no cached copy older than it may be served.
-        update_fields += ["version", attempt_cache_restamp(obj)]
-    obj.save(update_fields=update_fields)
-    if isinstance(obj, Attempt):
-        # After commit, best effort: a wait on this attempt looks again (a lost one times out).
-        notify_on_commit(attempt_channel(obj.pk), str(obj.version))
-    elif isinstance(obj, Run):
-        notify_on_commit(run_channel(obj.pk), to)
+    obj.save(update_fields=["status", "updated_at", *changes, *machine.moved(obj)])
     change = StateChange(
         entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
     )

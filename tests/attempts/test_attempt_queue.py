@@ -39,7 +39,7 @@ def test_the_queue_is_never_stored_in_the_cache():
     submit_via_service(attempt, "score=50")
     assert "queue" in _read(attempt)
     assert "queue" in _read(attempt)  # served from the cache this time
-    stored = json.loads(cache_redis().hget(cache._key(attempt.pk), "payload"))
+    stored = json.loads(cache_redis().hget(cache.attempt_cache_key(attempt.pk), "payload"))
     assert stored["status"] == AttemptStatus.QUEUED
     assert "queue" not in stored
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -17,15 +16,19 @@ from attempts.models import Attempt, AttemptStatus
 from attempts.selectors.attempts import attempt_get_for_user
 from attempts.selectors.payloads import attempt_payload_from_db, attempt_shown
 from attempts.services.transitions import transition
-from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
 from tests.metrics_helpers import counter_value
 from tests.processes import RedisServer, free_port, wait_for
 
 
 def _cached_version(attempt_id: int) -> int | None:
-    raw = cache_redis().hget(cache._key(attempt_id), "payload")
-    return json.loads(raw)["version"] if raw is not None else None
+    cached = cache.attempt_cache_diff(attempt_id=attempt_id)["cache"]
+    return cached["version"] if cached is not None else None
+
+
+def _floor(attempt_id: int) -> int:
+    floor = cache.attempt_cache_diff(attempt_id=attempt_id)["floor"]
+    return -1 if floor is None else floor
 
 
 def _commit_transition(attempt_id: int, to: str) -> int:
@@ -130,11 +133,11 @@ def paused_redis_cache() -> Iterator[RedisServer]:
     caches = {"default": {**settings.CACHES["default"], "LOCATION": server.url(0)}}
     # cache_redis() keys its clients by URL, so the override alone points the cache at it.
     with override_settings(CACHES=caches):
-        cache._backoff.get().until = 0.0
+        cache.attempt_cache_forget_process_state()
         try:
             yield server
         finally:
-            cache._backoff.get().until = 0.0
+            cache.attempt_cache_forget_process_state()
             server.stop()
 
 
@@ -206,7 +209,8 @@ def test_a_floor_the_writer_could_not_raise_is_raised_once_redis_answers():
         attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)  # still unreachable: still owed
         assert cache.attempt_cache_floors_owed() == 1
     assert new > old
-    assert cache._read(attempt.pk)[1] < new, "the floor went up while Redis was unreachable"
+    stamp = Attempt.objects.get(pk=attempt.pk).stamp
+    assert _floor(attempt.pk) < stamp, "the floor went up while Redis was unreachable"
 
     # Once the backoff after the failure is over, this process's next cache call pays the debt.
     wait_for(
@@ -216,6 +220,6 @@ def test_a_floor_the_writer_could_not_raise_is_raised_once_redis_answers():
         timeout=10,
         message="the owed floor was raised",
     )
-    assert cache._read(attempt.pk)[1] >= new
+    assert _floor(attempt.pk) >= stamp
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new
     assert _cached_version(attempt.pk) == new, "the read did not put the new copy in the cache"

@@ -115,6 +115,13 @@ def _strip(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k != "user_id"}
 
 
+def refresh(attempt_id: int, clock: Clock) -> None:
+    """A writer's refresh after its commit: the database's copy, stored as read at the moment
+    before it was read."""
+    read_at = clock.time()
+    cache.attempt_cache_store(payload=attempt_payload_from_db(attempt_id=attempt_id), read_at=read_at)
+
+
 def run_interleaving(seed: int, attempt_id: int, writer: Writer, clock: Clock) -> list[str]:
     rng = random.Random(seed)
     initial = attempt_payload_from_db(attempt_id=attempt_id)
@@ -156,7 +163,8 @@ def run_interleaving(seed: int, attempt_id: int, writer: Writer, clock: Clock) -
             snapshots.append((attempt_payload_from_db(attempt_id=attempt_id), read_at))
         elif move == "late_store":
             payload, read_at = snapshots.pop(rng.randrange(len(snapshots)))
-            trace[-1] += f"(v{payload['version']})->{cache._store(attempt_id, payload, read_at=read_at)}"
+            stored = cache.attempt_cache_store(payload=payload, read_at=read_at)
+            trace[-1] += f"(v{payload['version']})->{stored}"
         elif move == "begin":
             trace[-1] += f"(v{writer.begin(attempt_id, rng)})"
         elif move == "commit":
@@ -166,21 +174,21 @@ def run_interleaving(seed: int, attempt_id: int, writer: Writer, clock: Clock) -
             committed_payloads[version] = attempt_payload_from_db(attempt_id=attempt_id)
             refreshes_due += 1
             if rng.random() < 0.5:
-                cache.attempt_cache_refresh(attempt_id=attempt_id)
+                refresh(attempt_id, clock)
                 refreshes_due -= 1
         elif move == "rollback":
             writer.end(commit=False)
         elif move == "refresh":
             # Outside the writer's connection: a refresh runs after its own commit, possibly
             # while the next writer's transaction is open.
-            cache.attempt_cache_refresh(attempt_id=attempt_id)
+            refresh(attempt_id, clock)
             refreshes_due -= 1
         elif move == "crash":
             refreshes_due -= 1
         elif move == "expire":
             # A key expires TTL_SECONDS (an hour) after it was last touched: no slow reader
             # holds a copy that long, and no writer keeps a transaction open across it.
-            cache_redis().delete(cache._key(attempt_id))
+            cache_redis().delete(cache.attempt_cache_key(attempt_id))
             snapshots.clear()
         elif move == "floors_lapse":
             # No transaction stays open this long, but slow readers' copies are kept: a copy

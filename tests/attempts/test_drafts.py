@@ -10,7 +10,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
-from attempts.cache import _key
+from attempts.cache import attempt_cache_key
 from attempts.models import Attempt, AttemptStatus, StateChange, Submission
 from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory, CodingQuestionFactory, QuestionFactory, UserFactory
@@ -63,7 +63,7 @@ def test_saving_a_draft_is_not_a_state_change(api_client_for):
     attempt = AttemptFactory()
     client = api_client_for(attempt.user)
     assert client.get(f"/api/v1/attempts/{attempt.pk}/").status_code == 200  # cached now
-    cached = cache_redis().hgetall(_key(attempt.pk))
+    cached = cache_redis().hgetall(attempt_cache_key(attempt.pk))
     before = Attempt.objects.filter(pk=attempt.pk).values().get()
 
     assert save(client, attempt.pk, "print('draft')").status_code == 200
@@ -72,7 +72,7 @@ def test_saving_a_draft_is_not_a_state_change(api_client_for):
     changed = {field for field in before if before[field] != after[field]}
     assert changed == {"drafts", "draft_saved_at"}
     assert (after["version"], after["status"], after["updated_at"]) == (1, AttemptStatus.DRAFT, before["updated_at"])
-    assert cache_redis().hgetall(_key(attempt.pk)) == cached
+    assert cache_redis().hgetall(attempt_cache_key(attempt.pk)) == cached
     assert not StateChange.objects.exists()
     assert not Submission.objects.exists()
 

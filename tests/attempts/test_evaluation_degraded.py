@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fresh_backlog_count() -> Iterator[None]:
     # The backlog is counted at most once a second per process: not across tests.
-    admission._backlog.get().counted = {}
+    admission.queue_backlog_forget()
     yield
-    admission._backlog.get().counted = {}
+    admission.queue_backlog_forget()
 
 
 def _waiting_jobs(n: int) -> None:
@@ -75,7 +75,7 @@ def test_it_says_the_same_as_the_admission_check_refuses():
 
     _waiting_jobs(3)
     for limit, evaluator, breaker_open in [(3, "code", False), (4, "code", False), (4, "remote", True)]:
-        admission._backlog.get().counted = {}
+        admission.queue_backlog_forget()
         remote_model_breaker().reset()
         if breaker_open:
             _open_the_breaker()

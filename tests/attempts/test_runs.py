@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from attempts.cache import _key
+from attempts.cache import attempt_cache_key
 from attempts.models import Attempt, IdempotencyRecord, Run, RunStatus, StateChange, Submission
 from attempts.services.admission import queue_backlog
 from attempts.services.runs import run_complete, run_create, run_lock, run_start_processing
@@ -98,7 +98,7 @@ def test_a_run_is_not_a_submission(api_client_for):
     attempt = coding_attempt()
     client = api_client_for(attempt.user)
     assert client.get(f"/api/v1/attempts/{attempt.pk}/").status_code == 200  # cached now
-    cached = cache_redis().hgetall(_key(attempt.pk))
+    cached = cache_redis().hgetall(attempt_cache_key(attempt.pk))
     assert cached
     before = Attempt.objects.filter(pk=attempt.pk).values().get()
 
@@ -112,7 +112,7 @@ def test_a_run_is_not_a_submission(api_client_for):
     assert Attempt.objects.filter(pk=attempt.pk).values().get() == before
     assert not Submission.objects.exists()
     assert not StateChange.objects.filter(entity="attempt").exists()
-    assert cache_redis().hgetall(_key(attempt.pk)) == cached
+    assert cache_redis().hgetall(attempt_cache_key(attempt.pk)) == cached
     assert client.get(f"/api/v1/attempts/{attempt.pk}/").json()["version"] == attempt.version
 
 

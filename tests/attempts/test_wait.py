@@ -176,7 +176,7 @@ def paused_redis() -> Iterator[RedisServer]:
         try:
             yield server
         finally:
-            cache._backoff.get().until = 0.0
+            cache.attempt_cache_forget_process_state()
             server.stop()
 
 

@@ -1,8 +1,12 @@
+import re
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
 
 from attempts.models import Result
 from attempts.services.attempts import submission_create
+from attempts.services.invariants import CHECKS
 from evaluation.models import EvaluationJob
 from tests.factories import AttemptFactory
 
@@ -35,3 +39,10 @@ def test_broken_promises_are_named_with_their_rows_and_exit_non_zero(capsys):
     assert f'"submission_id": {older.pk}' in out
     assert "BROKEN submission_has_job" in out
     assert f'"submission_id": {attempt.latest_submission_id}' in out
+
+
+@pytest.mark.nodb
+def test_every_check_the_command_runs_is_listed_in_the_promises():
+    promises = (Path(__file__).resolve().parents[2] / "docs" / "promises.md").read_text()
+    section = promises[promises.index("## 10. ") : promises.index("## 11. ")]
+    assert set(re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)) == {name for name, _, _ in CHECKS}
