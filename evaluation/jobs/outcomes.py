@@ -133,13 +133,17 @@ def job_record(claim: Claim, output: Any) -> str:
     handler = handler_for(claim.kind)
     try:
         with transaction.atomic():
+            written: list[Any] = []
+            # Queued first, so it runs before the notifications the handler's writes queue: a
+            # waiter they wake finds what `recorded` does (the cached copy) done already.
+            transaction.on_commit(lambda: written and handler.recorded(written[0]))
             subject = handler.lock(claim.subject_id)
             reason = handler.record(subject, output, actor=claim.actor)
             end_try(claim, Outcome.DISCARDED if reason else Outcome.SUCCEEDED, reason or "")
             if not _finish_fenced(claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, reason=reason or ""):
                 raise _LeaseLost
             if not reason:
-                transaction.on_commit(lambda: handler.recorded(subject))
+                written.append(subject)
     except _LeaseLost:
         end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
         return "lost_lease"

@@ -39,7 +39,8 @@ class JobHandler(Protocol):
         """Write the outcome; None when written, else why it was discarded."""
 
     def recorded(self, subject: Any) -> None:
-        """After the outcome's commit (best effort: a cache copy, say)."""
+        """After the outcome's commit, before the notifications its writes queued (best effort:
+        a cache copy, say)."""
 
     def failed(self, subject: Any, *, actor: str, reason: str) -> None:
         """The job was dead-lettered: the subject fails."""

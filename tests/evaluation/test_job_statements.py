@@ -1,6 +1,7 @@
 """What one instant evaluation job costs the database, counted (never timed), and the claim's
 and the fence's compare-and-swaps doing what the reads they replace did."""
 
+import threading
 import uuid
 
 import pytest
@@ -8,11 +9,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from attempts.models import Result, StateChange, Submission
+from attempts.models import Attempt, Result, StateChange, Submission
 from evaluation.jobs import job_run
 from evaluation.jobs.claim import job_claim
 from evaluation.jobs.outcomes import job_record
 from evaluation.models import EvaluationJob, JobStatus, JobTry
+from interviewprep.redis_state import cache_redis
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 
@@ -114,3 +116,35 @@ def test_claim_with_no_tries_left_dead_letters_without_a_new_try():
     assert job.status == JobStatus.DEAD
     assert not JobTry.objects.filter(job=job).exists()
     assert Submission.objects.get(pk=submission_id).status == "failed"
+
+
+def test_a_results_waiters_are_told_only_once_its_copy_is_in_the_cache():
+    """The copy is stored before the notification is published, so a waiter it wakes reads a hit
+    (watched in Redis's own order of commands, MONITOR)."""
+    submission_id, job = _queued_job()
+    attempt_id = Submission.objects.get(pk=submission_id).attempt_id
+    client = cache_redis()
+    db = client.connection_pool.connection_kwargs.get("db", 0)
+    seen: list[str] = []
+    watching = threading.Event()
+
+    def watch() -> None:
+        with client.monitor() as monitor:
+            watching.set()
+            for command in monitor.listen():
+                if command["db"] == db and f"attempt:{attempt_id}" in command["command"]:
+                    seen.append(command["command"])
+                    if command["command"].startswith("PUBLISH") and command["command"].endswith(f" {version}"):
+                        return
+
+    version = Attempt.objects.get(pk=attempt_id).version + 2  # processing, then the result
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    assert watching.wait(10)
+    client.ping()  # MONITOR is on once a command after it is seen by it
+    assert job_run(job_id=job.pk, worker="w:1", kind=job.kind, subject_id=job.subject_id) == "succeeded"
+    watcher.join(10)
+    stored = [i for i, c in enumerate(seen) if c.startswith("hset") and f'"version":{version},' in c]
+    published = [i for i, c in enumerate(seen) if c.startswith("PUBLISH") and c.endswith(f" {version}")]
+    assert stored and published, seen
+    assert stored[0] < published[0], seen
