@@ -240,7 +240,7 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
         "cpu_limit_s": spec.time_limit_s,
         "memory_limit_mb": spec.memory_limit_mb,
     }
-    if language == DEFAULT_LANGUAGE:
+    if LANGUAGES[language].in_process:
         run = run_harness(code=answer, function=spec.function, **common)
         times = {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1), "compile_cached": False}
         return _Executed(run, None, about, times)
@@ -472,7 +472,8 @@ def code_run(
             raise InvalidInput("This question shows no examples to run; give your own inputs.", field="inputs")
     else:
         inputs = code_inputs_validate(inputs)
-        if language != DEFAULT_LANGUAGE and parsed.signature is not None:
+        in_process = language in LANGUAGES and LANGUAGES[language].in_process
+        if not in_process and parsed.signature is not None:
             signature = signature_parse(parsed.signature)
             for number, args in enumerate(inputs, start=1):
                 if problem := args_problem(signature, args):

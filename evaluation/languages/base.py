@@ -34,6 +34,11 @@ class Language:
     version_pattern: ClassVar[str] = r"(\d+\.\d+(?:\.\d+)?)"
     comment: ClassVar[str] = "//"
 
+    # What runs the answer. True: the sandbox's own harness, in its process (`run_harness`,
+    # `evaluation/sandbox/_harness.py`); no sources, compile or program of the language's.
+    # False: a program, `sources` written to a box, compiled when `compiled`, run as `run_argv`
+    # (`evaluation/sandbox/programs.py`).
+    in_process: ClassVar[bool] = False
     # The box's limits beyond the question's own (whose CPU limit is for Python-like speed).
     compiled: ClassVar[bool] = True
     # True: only a new process resets the answer's globals, so each test runs in one of its own
@@ -89,6 +94,11 @@ class Language:
         return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box}
 
     def run_argv(self, box: str, memory_mb: int) -> list[str]:
+        raise NotImplementedError
+
+    def executable(self, box: str) -> str:
+        """The one file the run box may execute (besides the dynamic loader), as `run_argv`
+        starts it: the compiled program, or the runtime that runs the harness (node, java)."""
         raise NotImplementedError
 
     def run_env(self, box: str) -> dict[str, str]:
