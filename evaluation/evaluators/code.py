@@ -41,6 +41,7 @@ from evaluation.evaluators.base import (
 )
 from evaluation.evaluators.reference import reference_values
 from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_about, signature_parse
+from evaluation.languages.base import EXCERPT_CHARS
 from evaluation.languages.types import args_problem
 from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
 from evaluation.sandbox.programs import run_program
@@ -53,7 +54,6 @@ MAX_SCORE = 100.0
 DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_LIMIT_MB = 256
 MAX_ANSWER_CHARS = 256 * 1024
-EXCERPT_CHARS = 1024
 VALUE_CHARS = 2048  # input, expected and got as shown; longer ones are cut and end with "…"
 FLOAT_TOLERANCE = 1e-6
 COMPARES = ("exact", "unordered", "float")

@@ -39,10 +39,10 @@ import java.util.Map;
 import java.util.function.Function;
 
 final class @CLASS@ {
-    static final int EXCERPT_CHARS = 1024;
-    static final long PRINT_LIMIT = 1 << 20;
-    static final int VALUE_LIMIT = 1 << 20;
-    static final int MAX_DEPTH = 200;
+    static final int EXCERPT_CHARS = @EXCERPT_CHARS@;
+    static final long PRINT_LIMIT = @PRINT_LIMIT@;
+    static final int VALUE_LIMIT = @VALUE_LIMIT@;
+    static final int MAX_DEPTH = @VALUE_DEPTH_LIMIT@;
     static final String ANSWER_FILE = "Solution.java";
     static final int ANSWER_OFFSET = @OFFSET@;
 
@@ -56,7 +56,7 @@ final class @CLASS@ {
     }
 
     static final class TooLarge extends RuntimeException {
-        TooLarge() { super("the return value is larger than 1 MiB", null, false, false); }
+        TooLarge() { super("the return value is larger than @VALUE_LIMIT_MIB@ MiB", null, false, false); }
     }
 
     /** An Error, so that an answer's catch (Exception e) does not swallow it. */

@@ -19,10 +19,14 @@ import (
 // Lines put before the candidate's text in answer.go.
 const ipHarnessAnswerOffset = @OFFSET@
 
+// Each comment above its limit: gofmt would align trailing ones by the filled-in values.
 const (
-	ipHarnessExcerpt     = 1024    // characters of printed text and of messages reported
-	ipHarnessPrintLimit  = 1 << 20 // bytes the whole run may print (RLIMIT_FSIZE is the same)
-	ipHarnessValueLimit  = 1 << 20 // bytes of one encoded return value
+	// characters of printed text and of messages reported
+	ipHarnessExcerpt = @EXCERPT_CHARS@
+	// bytes the whole run may print (RLIMIT_FSIZE is the same)
+	ipHarnessPrintLimit = @PRINT_LIMIT@
+	// bytes of one encoded return value
+	ipHarnessValueLimit  = @VALUE_LIMIT@
 	ipHarnessCapturePath = "/tmp/ip-harness-printed"
 )
 
@@ -116,7 +120,7 @@ func ipHarnessTest(index int, shown bool) {
 	if status == "ok" {
 		encoded := ipHarnessWrite@RETURN@(make([]byte, 0, 64), value)
 		if len(encoded) > ipHarnessValueLimit {
-			status, message = "output", "the return value is larger than 1 MiB"
+			status, message = "output", "the return value is larger than @VALUE_LIMIT_MIB@ MiB"
 		} else {
 			event = append(append(event, `,"v":`...), encoded...)
 		}

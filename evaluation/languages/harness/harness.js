@@ -9,9 +9,9 @@ const types = util.types;
 
 const ANSWER_FILE = "answer.js";
 const FUNCTION = @FUNCTION@;
-const EXCERPT_CHARS = 1024;
-const PRINT_LIMIT_CHARS = 1 << 20;
-const VALUE_LIMIT_CHARS = 1 << 20;
+const EXCERPT_CHARS = @EXCERPT_CHARS@;
+const PRINT_LIMIT_CHARS = @PRINT_LIMIT@;
+const VALUE_LIMIT_CHARS = @VALUE_LIMIT@;
 
 // ---- the result channel: fd 1, written only here (the answer's console is captured) ----
 
@@ -187,7 +187,7 @@ const PRELUDE = new vm.Script(`(function (capture) {
   "use strict";
   const parse = JSON.parse;
   const say = (...args) => {
-    if (capture(args)) throw new RangeError("printed more than the output limit (1 MiB)");
+    if (capture(args)) throw new RangeError("printed more than the output limit (@PRINT_LIMIT_MIB@ MiB)");
   };
   globalThis.console = { log: say, info: say, debug: say, warn: say, error: say, trace: say, dir: say, table: say };
   return parse;
@@ -323,7 +323,7 @@ function runTest(index, args, script, answer, detailed) {
       fields.push(["v", encodeReturn(value)]);
     } catch (err) {
       if (err instanceof BadValue) [status, message] = ["badvalue", err.describe()];
-      else if (err instanceof TooLarge) [status, message] = ["output", "the return value is larger than 1 MiB"];
+      else if (err instanceof TooLarge) [status, message] = ["output", "the return value is larger than @VALUE_LIMIT_MIB@ MiB"];
       else [status, message] = ["badvalue", "the return value cannot be read: " + describe(err)];
     }
   }

@@ -15,9 +15,9 @@ Handler sys_signal(int, Handler) __asm__("signal");
 constexpr int SIGNAL_XFSZ = 25;  // the same on x86_64 and aarch64
 constexpr int SEEK_FROM_START = 0, SEEK_FROM_END = 2;
 
-constexpr std::size_t EXCERPT_CHARS = 1024;
-constexpr long PRINT_LIMIT_BYTES = 1L << 20;
-constexpr std::size_t VALUE_LIMIT_BYTES = 1 << 20;
+constexpr std::size_t EXCERPT_CHARS = @EXCERPT_CHARS@;
+constexpr long PRINT_LIMIT_BYTES = @PRINT_LIMIT@;
+constexpr std::size_t VALUE_LIMIT_BYTES = @VALUE_LIMIT@;
 
 int events_fd = -1;   // the result channel: fd 1 as the harness found it
 int stderr_fd = -1;   // fd 2 as found, for last words when the process dies
@@ -257,7 +257,7 @@ void run_line(Test test, Reader& in, long& index, long detailed, long& printed_t
             test(in, value, timing);
             if (value.size() > VALUE_LIMIT_BYTES) {
                 status = "output";
-                message = "the return value is larger than 1 MiB";
+                message = "the return value is larger than @VALUE_LIMIT_MIB@ MiB";
             }
         } catch (const std::bad_alloc&) {
             status = "memory";
