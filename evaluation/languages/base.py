@@ -26,7 +26,7 @@ VERSION_TIMEOUT_S = 20.0
 
 # What every harness holds a run to, in every language: the templates get them filled in
 # (`templates.LIMITS`). `evaluation/sandbox/_harness.py` runs standalone in the box and keeps
-# its own copy.
+# its own copy (tests/evaluation/test_harness_templates.py holds it equal).
 EXCERPT_CHARS = 1024  # of what a test printed and of a message, as reported
 PRINT_LIMIT = 1 << 20  # what the whole run may print (bytes; characters in JavaScript and Python)
 VALUE_LIMIT = 1 << 20  # one return value, encoded as JSON

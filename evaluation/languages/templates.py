@@ -5,6 +5,7 @@ writes. `fill` replaces every one in a single pass, so a value is never searched
 what a template needs from the answer's signature (readers and writers per type) is still
 generated in Python by each language's module. The limits every harness shares with the
 Python side are one constant each in `base`; `fill` puts in those a template names (`LIMITS`).
+`tests/evaluation/test_harness_templates.py` checks each filled template with its own toolchain.
 """
 
 from __future__ import annotations
