@@ -158,6 +158,7 @@ def test_every_template_file_is_read(monkeypatch, tmp_path):
     cpp.use_prebuilt(str(tmp_path))
     cpp.sources(EVERY_TYPE, "")
     cpp.prebuild_files()
+    Java().prebuild_files()
     assert set(read) == {path.name for path in HARNESS_DIR.iterdir()}
 
 
