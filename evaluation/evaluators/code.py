@@ -41,6 +41,7 @@ from evaluation.evaluators.base import (
 )
 from evaluation.evaluators.reference import reference_values
 from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_about, signature_parse
+from evaluation.languages.base import EXCERPT_CHARS
 from evaluation.languages.types import args_problem
 from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
 from evaluation.sandbox.programs import run_program
@@ -53,7 +54,6 @@ MAX_SCORE = 100.0
 DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_LIMIT_MB = 256
 MAX_ANSWER_CHARS = 256 * 1024
-EXCERPT_CHARS = 1024
 VALUE_CHARS = 2048  # input, expected and got as shown; longer ones are cut and end with "…"
 FLOAT_TOLERANCE = 1e-6
 COMPARES = ("exact", "unordered", "float")
@@ -240,7 +240,7 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
         "cpu_limit_s": spec.time_limit_s,
         "memory_limit_mb": spec.memory_limit_mb,
     }
-    if language == DEFAULT_LANGUAGE:
+    if LANGUAGES[language].in_process:
         run = run_harness(code=answer, function=spec.function, **common)
         times = {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1), "compile_cached": False}
         return _Executed(run, None, about, times)
@@ -472,7 +472,8 @@ def code_run(
             raise InvalidInput("This question shows no examples to run; give your own inputs.", field="inputs")
     else:
         inputs = code_inputs_validate(inputs)
-        if language != DEFAULT_LANGUAGE and parsed.signature is not None:
+        in_process = language in LANGUAGES and LANGUAGES[language].in_process
+        if not in_process and parsed.signature is not None:
             signature = signature_parse(parsed.signature)
             for number, args in enumerate(inputs, start=1):
                 if problem := args_problem(signature, args):

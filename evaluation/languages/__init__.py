@@ -1,7 +1,8 @@
 """The languages an answer may be written in, and what each one's toolchain is here.
 
-Adding a language is one class in this package (see `base.Language`) and one line in
-`LANGUAGES`; its starters and harness come from each question's signature (`types.py`).
+Adding a language is one class in this package (see `base.Language`), its harness's template
+in `harness/`, and one line in `LANGUAGES`; its starters and harness come from each question's
+signature (`types.py`).
 Versions are found once per process (a worker does it at start) by asking each toolchain;
 one that is missing or does not start is listed as unavailable, and a submission in it is
 refused before anything is queued.

@@ -24,6 +24,14 @@ from evaluation.languages.types import Signature, Type, camel
 
 VERSION_TIMEOUT_S = 20.0
 
+# What every harness holds a run to, in every language: the templates get them filled in
+# (`templates.LIMITS`). `evaluation/sandbox/_harness.py` runs standalone in the box and keeps
+# its own copy (tests/evaluation/test_harness_templates.py holds it equal).
+EXCERPT_CHARS = 1024  # of what a test printed and of a message, as reported
+PRINT_LIMIT = 1 << 20  # what the whole run may print (bytes; characters in JavaScript and Python)
+VALUE_LIMIT = 1 << 20  # one return value, encoded as JSON
+VALUE_DEPTH_LIMIT = 200  # nesting of one return value where its declared type does not bound it
+
 
 class Language:
     id: ClassVar[str]
@@ -34,6 +42,11 @@ class Language:
     version_pattern: ClassVar[str] = r"(\d+\.\d+(?:\.\d+)?)"
     comment: ClassVar[str] = "//"
 
+    # What runs the answer. True: the sandbox's own harness, in its process (`run_harness`,
+    # `evaluation/sandbox/_harness.py`); no sources, compile or program of the language's.
+    # False: a program, `sources` written to a box, compiled when `compiled`, run as `run_argv`
+    # (`evaluation/sandbox/programs.py`).
+    in_process: ClassVar[bool] = False
     # The box's limits beyond the question's own (whose CPU limit is for Python-like speed).
     compiled: ClassVar[bool] = True
     # True: only a new process resets the answer's globals, so each test runs in one of its own
@@ -89,6 +102,11 @@ class Language:
         return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": box}
 
     def run_argv(self, box: str, memory_mb: int) -> list[str]:
+        raise NotImplementedError
+
+    def executable(self, box: str) -> str:
+        """The one file the run box may execute (besides the dynamic loader), as `run_argv`
+        starts it: the compiled program, or the runtime that runs the harness (node, java)."""
         raise NotImplementedError
 
     def run_env(self, box: str) -> dict[str, str]:

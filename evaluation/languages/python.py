@@ -31,6 +31,7 @@ class Python(Language):
     ace_mode: ClassVar[str] = "ace/mode/python"
     answer_file: ClassVar[str] = "<string>"
     version_argv: ClassVar[tuple[str, ...]] = ("/usr/bin/python3", "--version")
+    in_process: ClassVar[bool] = True
     compiled: ClassVar[bool] = False
     comment: ClassVar[str] = "#"
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.languages import LANGUAGES, Language, Signature, encode_tests, language_versions
+from evaluation.languages.base import PRINT_LIMIT
 from evaluation.sandbox.launch import Bind, Layers, RawRun, framed, launch
 from evaluation.sandbox.modes import layers_for
 from evaluation.sandbox.runner import (
@@ -51,7 +52,7 @@ logger = logging.getLogger(__name__)
 
 BOX = "/box"  # where the box sees its directory, with bwrap
 COMPILE_FILE_BYTES = 64 << 20
-RUN_FILE_BYTES = 1 << 20  # the harness's capture of what the answer prints
+RUN_FILE_BYTES = PRINT_LIMIT  # the harness's capture of what the answer prints
 OUTPUT_KEEP = 4096
 
 
