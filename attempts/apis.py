@@ -53,6 +53,7 @@ from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from evaluation.languages import LANGUAGES, languages_status
 from interviewprep.api import Pagination
+from interviewprep.async_views import awaits_only_when
 from interviewprep.converters import ID_MAX
 from interviewprep.errors import InvalidInput, NotFound
 from interviewprep.notify import read_until
@@ -389,6 +390,8 @@ class AttemptDetailApi(APIView):
         sync_view = cls.as_view()
         read = sync_to_async(sync_view)
 
+        # Under ASGI a request without `wait` goes to the sync view in one hop.
+        @awaits_only_when(lambda request: "wait" in request.GET, sync_view=sync_view)
         async def view(request, attempt_id: int):
             query = cls.QuerySerializer(data=request.GET)
             if "wait" not in request.GET or not query.is_valid():
@@ -403,9 +406,6 @@ class AttemptDetailApi(APIView):
                 moot=lambda message: message.isdigit() and int(message) < min_version,
             )
 
-        # Under ASGI a request without `wait` goes to the sync view in one hop (interviewprep/asgi.py).
-        view.sync_view = sync_view
-        view.awaits = lambda request: "wait" in request.GET
         return _like_drf_view(view, cls)
 
 
