@@ -52,10 +52,10 @@ from attempts.services.runs import RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from evaluation.languages import LANGUAGES, languages_status
-from interviewprep.api import Pagination
+from interviewprep.api import Pagination, json_object
 from interviewprep.async_views import awaits_only_when
 from interviewprep.converters import ID_MAX
-from interviewprep.errors import InvalidInput, NotFound
+from interviewprep.errors import NotFound
 from interviewprep.notify import read_until
 from interviewprep.schema import IDEMPOTENCY_KEY, PROBLEM
 
@@ -96,14 +96,6 @@ def _like_drf_view(view, cls):
     class, and CSRF stays DRF's business (enforced for session users, not for tokens)."""
     view.cls, view.initkwargs, view.csrf_exempt = cls, {}, True
     return view
-
-
-def _json_object(request) -> dict:
-    # Bodies over the limit never get here (interviewprep.middleware.BodyLimitMiddleware).
-    data = request.data
-    if not isinstance(data, dict):
-        raise InvalidInput("The body must be a JSON object.")
-    return data
 
 
 def _fingerprint(request, data: dict) -> str:
@@ -201,7 +193,7 @@ class RegisterApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: shapes.RegisteredSerializer})
     def post(self, request):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         user, token = user_register(**serializer.validated_data)
         return Response({"id": user.pk, "username": user.username, "token": token}, status=status.HTTP_201_CREATED)
@@ -216,7 +208,7 @@ class TokenApi(APIView):
     # 429: the log-in lock-out (django-axes), no throttle class.
     @extend_schema(request=InputSerializer, responses={200: shapes.TokenSerializer, 429: PROBLEM})
     def post(self, request):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         # Django's request, not DRF's wrapper: axes marks a refused login on it for its middleware.
         return Response({"token": token_obtain(request=request._request, **serializer.validated_data)})
@@ -329,7 +321,7 @@ class AttemptListCreateApi(APIView):
         responses={201: shapes.AttemptSerializer, 404: PROBLEM},  # 404: no such question
     )
     def post(self, request):
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key")
@@ -435,7 +427,7 @@ class SubmissionListCreateApi(APIView):
     )
     def post(self, request, attempt_id: int):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
 
@@ -471,7 +463,7 @@ class PracticeRequestCreateApi(APIView):
     )
     def post(self, request):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
 
@@ -517,7 +509,7 @@ class RunCreateApi(APIView):
         responses={200: shapes.RunSerializer, 202: shapes.RunAcceptedSerializer, 503: PROBLEM},
     )
     def post(self, request, attempt_id: int):
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key")
@@ -583,7 +575,7 @@ class AttemptDraftApi(APIView):
         responses={200: shapes.DraftSavedSerializer},
     )
     def put(self, request, attempt_id: int):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         attempt = attempt_draft_save(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
         return Response(attempt_draft_saved_payload(attempt))

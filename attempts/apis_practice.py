@@ -15,7 +15,6 @@ from attempts.apis import (
     StrictCharField,
     SubmitThrottle,
     _idempotent_response,
-    _json_object,
 )
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import attempt_get_for_user
@@ -31,7 +30,7 @@ from attempts.services.hints import attempt_give_up, attempt_hint_reveal
 from attempts.services.idempotency import idempotency_key_validate, render_body
 from attempts.services.mock import MOCK_MAX_MINUTES, MOCK_MAX_QUESTIONS, MOCK_MIN_MINUTES, mock_interview_create
 from attempts.services.notes import NOTE_MAX_CHARS, note_save
-from interviewprep.api import Pagination
+from interviewprep.api import Pagination, json_object
 from interviewprep.schema import PROBLEM
 
 
@@ -135,7 +134,7 @@ class MockInterviewListCreateApi(APIView):
     )
     def post(self, request):
         key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
 
@@ -168,7 +167,7 @@ class AttemptHintsApi(APIView):
         responses={200: HintsSerializer, 409: PROBLEM},
     )
     def post(self, request, attempt_id: int):
-        data = _json_object(request)
+        data = json_object(request)
         serializer = self.InputSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key")
@@ -200,7 +199,7 @@ class QuestionNoteApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={200: NoteSerializer})
     def put(self, request, question_id: int):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         note = note_save(user=request.user, question_id=question_id, **serializer.validated_data)
         return Response(note_payload(question_id=question_id, note=note))
