@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from attempts import api_schema as shapes
 from attempts.cache import attempt_cache_diff
+from attempts.idempotent import creates_once
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import (
     attempt_draft_get_for_user,
@@ -40,54 +41,22 @@ from attempts.selectors.questions import (
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
 from attempts.services.accounts import token_obtain, user_register
 from attempts.services.attempts import attempt_create, attempt_draft_save, submission_create
-from attempts.services.idempotency import (
-    StoredResponse,
-    idempotency_key_validate,
-    idempotent,
-    render_body,
-    request_fingerprint,
-)
+from attempts.services.idempotency import render_body
 from attempts.services.practice import practice_request_create
 from attempts.services.runs import RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from evaluation.languages import LANGUAGES, languages_status
-from interviewprep.api import Pagination
+from interviewprep.api import Pagination, json_object
+from interviewprep.async_views import awaits_only_when
 from interviewprep.converters import ID_MAX
-from interviewprep.errors import InvalidInput, NotFound
+from interviewprep.errors import NotFound
 from interviewprep.notify import read_until
-from interviewprep.schema import IDEMPOTENCY_KEY, PROBLEM
+from interviewprep.schema import PROBLEM
 
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    IDEMPOTENCY_KEY,
-    str,
-    OpenApiParameter.HEADER,
-    required=True,
-    pattern=r"^[!-~]{1,255}$",
-    description="1-255 printable ASCII characters, no spaces; a repeat with the same body replays the first answer.",
-)
-IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
-    IDEMPOTENCY_KEY,
-    str,
-    OpenApiParameter.HEADER,
-    required=False,
-    pattern=r"^[!-~]{1,255}$",
-    description="Optional here, honoured when sent: the same key with the same body replays the first answer.",
-)
 # The longest `?wait=` on an attempt: below the usual 60 s idle timeout of proxies in front.
 MAX_WAIT_SECONDS = 30
 RUN_DONE = ("completed", "failed")
-
-
-def _idempotent_response(request, key: str, data: dict, work) -> HttpResponse:
-    """`work` once per key; every repeat of the same request gets its first answer, byte for byte."""
-    stored: StoredResponse = idempotent(
-        user_id=request.user.pk, key=key, fingerprint=_fingerprint(request, data), work=work
-    )
-    response = HttpResponse(stored.body, status=stored.status_code, content_type="application/json")
-    if stored.replayed:
-        response["Idempotent-Replayed"] = "true"
-    return response
 
 
 def _like_drf_view(view, cls):
@@ -95,18 +64,6 @@ def _like_drf_view(view, cls):
     class, and CSRF stays DRF's business (enforced for session users, not for tokens)."""
     view.cls, view.initkwargs, view.csrf_exempt = cls, {}, True
     return view
-
-
-def _json_object(request) -> dict:
-    # Bodies over the limit never get here (interviewprep.middleware.BodyLimitMiddleware).
-    data = request.data
-    if not isinstance(data, dict):
-        raise InvalidInput("The body must be a JSON object.")
-    return data
-
-
-def _fingerprint(request, data: dict) -> str:
-    return request_fingerprint(method=request.method, path=request.path, data=data)
 
 
 class StrictCharField(serializers.CharField):
@@ -200,7 +157,7 @@ class RegisterApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: shapes.RegisteredSerializer})
     def post(self, request):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         user, token = user_register(**serializer.validated_data)
         return Response({"id": user.pk, "username": user.username, "token": token}, status=status.HTTP_201_CREATED)
@@ -215,7 +172,7 @@ class TokenApi(APIView):
     # 429: the log-in lock-out (django-axes), no throttle class.
     @extend_schema(request=InputSerializer, responses={200: shapes.TokenSerializer, 429: PROBLEM})
     def post(self, request):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         # Django's request, not DRF's wrapper: axes marks a refused login on it for its middleware.
         return Response({"token": token_obtain(request=request._request, **serializer.validated_data)})
@@ -322,26 +279,11 @@ class AttemptListCreateApi(APIView):
         page = paginator.paginate_queryset(attempt_list_for_user(user=request.user), request, view=self)
         return paginator.get_paginated_response(attempt_payloads(page))
 
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        responses={201: shapes.AttemptSerializer, 404: PROBLEM},  # 404: no such question
-    )
-    def post(self, request):
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key")
-        if key is None:
-            attempt = attempt_create(user=request.user, **serializer.validated_data)
-            return Response(attempt_api_payload(attempt, None), status=status.HTTP_201_CREATED)
-
-        # Optional here, honoured when sent: a retried create opens one attempt.
-        def work() -> tuple[int, bytes]:
-            attempt = attempt_create(user=request.user, **serializer.validated_data)
-            return 201, render_body(attempt_api_payload(attempt, None))
-
-        return _idempotent_response(request, idempotency_key_validate(key), data, work)
+    # 404: no such question. The key is optional, honoured when sent: a retried create opens one attempt.
+    @extend_schema(request=InputSerializer, responses={201: shapes.AttemptSerializer, 404: PROBLEM})
+    @creates_once(status.HTTP_201_CREATED, key_required=False)
+    def post(self, request, *, data: dict, key: str | None) -> dict:
+        return attempt_api_payload(attempt_create(user=request.user, **data), None)
 
 
 class AttemptDetailApi(APIView):
@@ -389,6 +331,8 @@ class AttemptDetailApi(APIView):
         sync_view = cls.as_view()
         read = sync_to_async(sync_view)
 
+        # Under ASGI a request without `wait` goes to the sync view in one hop.
+        @awaits_only_when(lambda request: "wait" in request.GET, sync_view=sync_view)
         async def view(request, attempt_id: int):
             query = cls.QuerySerializer(data=request.GET)
             if "wait" not in request.GET or not query.is_valid():
@@ -403,9 +347,6 @@ class AttemptDetailApi(APIView):
                 moot=lambda message: message.isdigit() and int(message) < min_version,
             )
 
-        # Under ASGI a request without `wait` goes to the sync view in one hop (interviewprep/asgi.py).
-        view.sync_view = sync_view
-        view.awaits = lambda request: "wait" in request.GET
         return _like_drf_view(view, cls)
 
 
@@ -428,24 +369,11 @@ class SubmissionListCreateApi(APIView):
         )
         return paginator.get_paginated_response(submission_payloads(page))
 
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER],
-        responses={202: shapes.SubmissionAcceptedSerializer, 503: PROBLEM},
-    )
-    def post(self, request, attempt_id: int):
-        key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-
-        def work() -> tuple[int, bytes]:
-            submission = submission_create(
-                user=request.user, attempt_id=attempt_id, **serializer.validated_data, correlation_id=key
-            )
-            return 202, render_body(submission_accepted_payload(submission))
-
-        return _idempotent_response(request, key, data, work)
+    @extend_schema(request=InputSerializer, responses={202: shapes.SubmissionAcceptedSerializer, 503: PROBLEM})
+    @creates_once(status.HTTP_202_ACCEPTED, key_required=True)
+    def post(self, request, attempt_id: int, *, data: dict, key: str) -> dict:
+        submission = submission_create(user=request.user, attempt_id=attempt_id, **data, correlation_id=key)
+        return submission_accepted_payload(submission)
 
 
 class SubmissionDetailApi(APIView):
@@ -464,22 +392,11 @@ class PracticeRequestCreateApi(APIView):
             help_text="Pick the most overdue question of the review schedule, among those the filters match.",
         )
 
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER],
-        responses={202: shapes.PracticeRequestAcceptedSerializer},
-    )
-    def post(self, request):
-        key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-
-        def work() -> tuple[int, bytes]:
-            practice = practice_request_create(user=request.user, **serializer.validated_data, correlation_id=key)
-            return 202, render_body({"id": practice.pk, "status": practice.status})
-
-        return _idempotent_response(request, key, data, work)
+    @extend_schema(request=InputSerializer, responses={202: shapes.PracticeRequestAcceptedSerializer})
+    @creates_once(status.HTTP_202_ACCEPTED, key_required=True)
+    def post(self, request, *, data: dict, key: str) -> dict:
+        practice = practice_request_create(user=request.user, **data, correlation_id=key)
+        return {"id": practice.pk, "status": practice.status}
 
 
 class PracticeRequestDetailApi(APIView):
@@ -510,27 +427,16 @@ class RunCreateApi(APIView):
         language = LanguageField(required=False, help_text="Default: the attempt's last language.")
         inputs = RunInputsField(required=False, allow_null=True)
 
+    # 200 when the run finished within RUN_WAIT_SECONDS, else 202. The key is optional, honoured
+    # when sent: a retried run runs once.
     @extend_schema(
         request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        # 200 when the run finished within RUN_WAIT_SECONDS, else 202.
         responses={200: shapes.RunSerializer, 202: shapes.RunAcceptedSerializer, 503: PROBLEM},
     )
-    def post(self, request, attempt_id: int):
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key")
-        if key is None:
-            run = run_create(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
-            return Response(run_accepted_payload(run), status=status.HTTP_202_ACCEPTED)
-
-        # Optional here, honoured when sent: a retried run runs once.
-        def work() -> tuple[int, bytes]:
-            run = run_create(user=request.user, attempt_id=attempt_id, **serializer.validated_data, correlation_id=key)
-            return 202, render_body(run_accepted_payload(run))
-
-        return _idempotent_response(request, idempotency_key_validate(key), data, work)
+    @creates_once(status.HTTP_202_ACCEPTED, key_required=False)
+    def post(self, request, attempt_id: int, *, data: dict, key: str | None) -> dict:
+        run = run_create(user=request.user, attempt_id=attempt_id, **data, correlation_id=key or "")
+        return run_accepted_payload(run)
 
     @classmethod
     def as_waiting_view(cls):
@@ -544,8 +450,7 @@ class RunCreateApi(APIView):
             wait = settings.CONFIG.run_wait_seconds
             if created.status_code != 202 or not wait:
                 return created
-            # A DRF Response still to be rendered, or a stored body replayed under its key.
-            run_id = created.data["id"] if hasattr(created, "data") else json.loads(created.content)["id"]
+            run_id = json.loads(created.content)["id"]
             payload = await read_until(
                 lambda: read(request.user, run_id),
                 run_channel(run_id),
@@ -583,7 +488,7 @@ class AttemptDraftApi(APIView):
         responses={200: shapes.DraftSavedSerializer},
     )
     def put(self, request, attempt_id: int):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         attempt = attempt_draft_save(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
         return Response(attempt_draft_saved_payload(attempt))

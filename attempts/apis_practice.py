@@ -9,14 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attempts import api_schema as shapes
-from attempts.apis import (
-    IDEMPOTENCY_HEADER,
-    IDEMPOTENCY_HEADER_OPTIONAL,
-    StrictCharField,
-    SubmitThrottle,
-    _idempotent_response,
-    _json_object,
-)
+from attempts.apis import StrictCharField, SubmitThrottle
+from attempts.idempotent import creates_once
 from attempts.models import Difficulty, QuestionKind
 from attempts.selectors.attempts import attempt_get_for_user
 from attempts.selectors.mock import (
@@ -28,10 +22,9 @@ from attempts.selectors.mock import (
 from attempts.selectors.notes import note_get_for_user, note_payload
 from attempts.selectors.payloads import attempt_hints_payload
 from attempts.services.hints import attempt_give_up, attempt_hint_reveal
-from attempts.services.idempotency import idempotency_key_validate, render_body
 from attempts.services.mock import MOCK_MAX_MINUTES, MOCK_MAX_QUESTIONS, MOCK_MIN_MINUTES, mock_interview_create
 from attempts.services.notes import NOTE_MAX_CHARS, note_save
-from interviewprep.api import Pagination
+from interviewprep.api import Pagination, json_object
 from interviewprep.schema import PROBLEM
 
 
@@ -127,23 +120,11 @@ class MockInterviewListCreateApi(APIView):
         page = paginator.paginate_queryset(mock_interview_list_for_user(user=request.user), request, view=self)
         return paginator.get_paginated_response([mock_interview_payload(interview) for interview in page])
 
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER],
-        # 409: the bank has no active question of a kind asked for.
-        responses={201: MockInterviewCreatedSerializer, 400: PROBLEM, 409: PROBLEM},
-    )
-    def post(self, request):
-        key = idempotency_key_validate(request.headers.get("Idempotency-Key"))
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-
-        def work() -> tuple[int, bytes]:
-            interview = mock_interview_create(user=request.user, **serializer.validated_data)
-            return 201, render_body(mock_interview_created_payload(interview))
-
-        return _idempotent_response(request, key, data, work)
+    # 409: the bank has no active question of a kind asked for.
+    @extend_schema(request=InputSerializer, responses={201: MockInterviewCreatedSerializer, 400: PROBLEM, 409: PROBLEM})
+    @creates_once(201, key_required=True)
+    def post(self, request, *, data: dict, key: str) -> dict:
+        return mock_interview_created_payload(mock_interview_create(user=request.user, **data))
 
 
 class MockInterviewDetailApi(APIView):
@@ -162,25 +143,10 @@ class AttemptHintsApi(APIView):
         )
 
     # 409: the question has no hints, or fewer than `count`.
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        responses={200: HintsSerializer, 409: PROBLEM},
-    )
-    def post(self, request, attempt_id: int):
-        data = _json_object(request)
-        serializer = self.InputSerializer(data=data)
-        serializer.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key")
-        if key is None:
-            attempt = attempt_hint_reveal(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
-            return Response(attempt_hints_payload(attempt))
-
-        def work() -> tuple[int, bytes]:
-            attempt = attempt_hint_reveal(user=request.user, attempt_id=attempt_id, **serializer.validated_data)
-            return 200, render_body(attempt_hints_payload(attempt))
-
-        return _idempotent_response(request, idempotency_key_validate(key), data, work)
+    @extend_schema(request=InputSerializer, responses={200: HintsSerializer, 409: PROBLEM})
+    @creates_once(200, key_required=False)
+    def post(self, request, attempt_id: int, *, data: dict, key: str | None) -> dict:
+        return attempt_hints_payload(attempt_hint_reveal(user=request.user, attempt_id=attempt_id, **data))
 
 
 class AttemptGiveUpApi(APIView):
@@ -200,7 +166,7 @@ class QuestionNoteApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={200: NoteSerializer})
     def put(self, request, question_id: int):
-        serializer = self.InputSerializer(data=_json_object(request))
+        serializer = self.InputSerializer(data=json_object(request))
         serializer.is_valid(raise_exception=True)
         note = note_save(user=request.user, question_id=question_id, **serializer.validated_data)
         return Response(note_payload(question_id=question_id, note=note))

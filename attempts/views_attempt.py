@@ -327,8 +327,6 @@ async def run_create_panel(request: HttpRequest, attempt_id: int) -> HttpRespons
     response = await _run_create(request, attempt_id=attempt_id)
     if response.status_code not in (200, 202):
         return response
-    if hasattr(response, "render"):
-        response.render()  # the API's 202 is a DRF response, rendered once the view returns
     panel = render_to_string("attempts/_run.html", {"run": run_view(json.loads(response.content))})
     return HttpResponse(panel, status=response.status_code)
 

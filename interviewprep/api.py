@@ -1,4 +1,4 @@
-"""What every API view shares: problem details for errors (RFC 9457) and pagination."""
+"""What every API view shares: problem details for errors (RFC 9457), pagination, a JSON object body."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from interviewprep.errors import DomainError
+from interviewprep.errors import DomainError, InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,14 @@ def problem_response(status_code: int, detail: str, **extra) -> JsonResponse:
     return JsonResponse(
         problem_body(status_code, detail, **extra), status=status_code, content_type=PROBLEM_CONTENT_TYPE
     )
+
+
+def json_object(request) -> dict:
+    # Bodies over the limit never get here (interviewprep.middleware.BodyLimitMiddleware).
+    data = request.data
+    if not isinstance(data, dict):
+        raise InvalidInput("The body must be a JSON object.")
+    return data
 
 
 class Pagination(PageNumberPagination):

@@ -3,8 +3,8 @@
 A request that awaits (the attempt wait) runs through the async middleware chain and its async
 view on the event loop, and holds no thread while it waits. Every other request, nearly all of
 them, runs as WSGI would run it: the whole sync middleware chain and the view in one call on the
-process's one sync thread. An async view that awaits only for some requests names its sync twin
-for the others: `view.awaits(request)` says which, `view.sync_view` serves the rest.
+process's one sync thread. Which requests await, and which view serves the others, is the
+contract of `interviewprep.async_views` (`view_awaits`, `sync_view_of`).
 
 Four departures from Django's own `ASGIHandler`, each measured:
 
@@ -28,7 +28,7 @@ Four departures from Django's own `ASGIHandler`, each measured:
 import os
 
 import django
-from asgiref.sync import iscoroutinefunction, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core import signals
 from django.core.cache import caches
@@ -38,6 +38,7 @@ from django.core.handlers.base import BaseHandler
 from django.http import FileResponse
 from django.urls import Resolver404, get_resolver, set_script_prefix
 
+from interviewprep.async_views import sync_view_of, view_awaits
 from interviewprep.body_limit import read_bounded, replay_body
 from interviewprep.config import load_or_exit
 
@@ -55,7 +56,7 @@ class SyncHandler(BaseHandler):
             request.resolver_match = match = resolved[1]
         else:
             match = super().resolve_request(request)
-        return getattr(match.func, "sync_view", match.func), match.args, match.kwargs
+        return sync_view_of(match.func), match.args, match.kwargs
 
 
 class OneThreadASGIHandler(ASGIHandler):
@@ -117,11 +118,7 @@ def _awaits(request) -> bool:
     except Resolver404:
         return False  # the sync chain answers the 404
     setattr(request, _RESOLVED, (request.path_info, match))
-    view = match.func
-    if not iscoroutinefunction(view):
-        return False
-    awaits = getattr(view, "awaits", None)
-    return awaits is None or awaits(request)
+    return view_awaits(match.func, request)
 
 
 django.setup(set_prefix=False)

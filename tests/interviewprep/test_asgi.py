@@ -83,6 +83,19 @@ def test_only_a_request_that_waits_takes_the_async_chain(rf) -> None:
     assert not _awaits(rf.get("/no/such/page/"))
 
 
+def test_the_sync_handler_serves_a_request_that_does_not_wait_by_the_sync_twin() -> None:
+    from django.urls import resolve
+
+    from interviewprep.async_views import sync_view_of
+
+    attempt = resolve("/api/v1/attempts/1/").func
+    assert iscoroutinefunction(attempt)
+    assert not iscoroutinefunction(sync_view_of(attempt))
+    assert sync_view_of(attempt).cls is attempt.cls
+    questions = resolve("/api/v1/questions/").func
+    assert sync_view_of(questions) is questions
+
+
 async def _asgi_get(path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, dict[bytes, bytes], bytes]:
     """One GET through the ASGI application, in this process: (status, headers, body)."""
     from interviewprep.asgi import application
