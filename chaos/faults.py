@@ -9,9 +9,9 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from interviewprep.chaos.processes import Fleet, Proc
-from interviewprep.chaos.schedule import Fault
-from interviewprep.chaos.services import Postgres, RedisServer
+from chaos.processes import Fleet, Proc
+from chaos.schedule import Fault
+from chaos.services import Postgres, RedisServer
 
 
 @dataclass

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from interviewprep.chaos.services import ChaosSetupError
+from chaos.services import ChaosSetupError
 from interviewprep.embedded import set_parent_death_signal
 from interviewprep.run import ROOT, ProcfileEntry, parse_procfile
 

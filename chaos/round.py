@@ -18,15 +18,15 @@ from pathlib import Path
 
 import redis
 
-from interviewprep.chaos.checks import Context, check_round, settle
-from interviewprep.chaos.client import Client, Counters
-from interviewprep.chaos.faults import Injector
-from interviewprep.chaos.known import known_issue
-from interviewprep.chaos.processes import Fleet, Proc
-from interviewprep.chaos.schedule import TRY_ENDING_FAULTS, Plan
-from interviewprep.chaos.services import ChaosSetupError, Postgres, RedisServer, free_port
-from interviewprep.chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
-from interviewprep.chaos.workload import Question, Workload
+from chaos.checks import Context, check_round, settle
+from chaos.client import Client, Counters
+from chaos.faults import Injector
+from chaos.known import known_issue
+from chaos.processes import Fleet, Proc
+from chaos.schedule import TRY_ENDING_FAULTS, Plan
+from chaos.services import ChaosSetupError, Postgres, RedisServer, free_port
+from chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
+from chaos.workload import Question, Workload
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,7 @@ def run_round(
         workload.prepare()
         fired = _drive(plan, workload, injector, fleet, report, say)
         settled, waited = settle(
-            pg,
-            db,
+            port,
             timeout=options.settle_timeout,
             tick=lambda: _supervise(fleet, report, say),
             stalled=lambda: _unstick(fleet, broker, report, say),
@@ -116,8 +115,6 @@ def run_round(
         say(f"  settled in {waited:.1f} s" if settled else f"  NOT settled after {waited:.0f} s")
         crash_starts = any("crash_before_commit" in p.evaluator_faults for p in fleet.procs)
         ctx = Context(
-            pg=pg,
-            db=db,
             env=env,
             port=port,
             staff_token=staff.json()["token"],
