@@ -17,6 +17,7 @@ from chaos.round import Options, Report, keep_or_drop, run_round
 from chaos.schedule import plan_round
 from chaos.services import DEFAULT_SERVER_URL, ChaosSetupError, Postgres
 from chaos.setup import question_pool, template_create
+from interviewprep.processes import ProcessError
 
 # Seeds 1987 and 1988 plan every kind of fault between them, a crash_before_commit worker among them.
 SHORT = {"runs": 2, "first_seed": 1987, "candidates": 3, "duration": 6.0, "faults": "3-4", "web_workers": 2}
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             keep_or_drop(report, pg, args.keep_db)
             reports.append(report)
             _print_round(report, args, say)
-    except ChaosSetupError as exc:
+    except (ChaosSetupError, ProcessError) as exc:
         say(f"chaos: could not set a round up: {exc}")
         return 2
     except KeyboardInterrupt:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from chaos.services import ChaosSetupError
-from interviewprep.run import ROOT
+from interviewprep.processes import ROOT
 
 
 def manage(env: dict[str, str], *words: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -24,9 +24,10 @@ from chaos.faults import Injector
 from chaos.known import known_issue
 from chaos.processes import Fleet, Proc
 from chaos.schedule import TRY_ENDING_FAULTS, Plan
-from chaos.services import ChaosSetupError, Postgres, RedisServer, free_port
+from chaos.services import ChaosSetupError, Postgres
 from chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
 from chaos.workload import Question, Workload
+from interviewprep.processes import RedisServer, free_port
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,10 @@ def run_round(
     finished = False
     try:
         pg.create(db, template=template)
-        cache, broker = RedisServer("cache"), RedisServer("broker")
-        servers += [cache, broker]
-        for server in servers:
-            server.wait_ready()
+        cache = RedisServer("cache", parent_death=True)
+        servers.append(cache)
+        broker = RedisServer("broker", parent_death=True)
+        servers.append(broker)
         port = free_port()
         env = process_env(
             database_url=pg.url(db), redis_url=cache.url(0), broker_url=broker.url(0), metrics_dir=logdir / "metrics"
@@ -222,8 +223,7 @@ def _dump_stacks(proc: Proc) -> None:
     """Celery prints every thread's stack on SIGUSR1: wait (bounded) until its log has them."""
     marker = "LOCAL VARIABLES"
     before = proc.tail(10**7).count(marker)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(proc.pid, signal.SIGUSR1)
+    proc.send_signal(signal.SIGUSR1)
     deadline = time.monotonic() + 5
     while proc.tail(10**7).count(marker) == before and time.monotonic() < deadline:
         time.sleep(0.1)

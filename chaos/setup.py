@@ -11,9 +11,9 @@ from pathlib import Path
 import yaml
 
 from chaos.commands import manage, manage_json
-from chaos.services import ChaosSetupError, Postgres, RedisServer
+from chaos.services import ChaosSetupError, Postgres
 from chaos.workload import Question
-from interviewprep.run import ROOT
+from interviewprep.processes import ROOT, RedisServer
 
 FIXTURE = Path(__file__).with_name("instant_questions.json")
 STAFF_USERNAME = "chaos-staff"
@@ -61,10 +61,9 @@ def template_create(pg: Postgres, name: str) -> list[dict]:
     """Migrated once; a round's `CREATE DATABASE .. TEMPLATE` copies it in a fraction of a second.
     Its active questions, as `attempts_state` lists them."""
     pg.create(name)
-    redis = RedisServer("setup")  # saving a user writes to the token cache
+    redis = RedisServer("setup", parent_death=True)  # saving a user writes to the token cache
     scratch = Path(tempfile.mkdtemp(prefix="ip-chaos-setup-"))
     try:
-        redis.wait_ready()
         env = process_env(
             database_url=pg.url(name), redis_url=redis.url(0), broker_url=redis.url(1), metrics_dir=scratch
         )
