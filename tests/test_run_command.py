@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 90
 STOP_TIMEOUT = 60
 MACHINE_DATABASE = "ip_runcmd"
-MACHINE_REDIS_URL = "redis://127.0.0.1:6379/6"
+# RUNCMD_REDIS_URL moves it, for a machine whose 6379 is shared.
+MACHINE_REDIS_URL = os.environ.get("RUNCMD_REDIS_URL") or "redis://127.0.0.1:6379/6"
 # One machine database, Redis database and embedded servers for the module: its tests run in
 # one test process, one after another, under pytest-xdist too.
 pytestmark = pytest.mark.xdist_group("run-command")
