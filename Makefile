@@ -48,7 +48,7 @@ drills: $(STAMP)
 ## CHAOS_ARGS passes options: --runs 1000 for the long drill, --seed S to replay one round.
 chaos: $(STAMP)
 	@bash scripts/setup-system.sh
-	$(BIN)/python -m interviewprep.chaos $(CHAOS_ARGS)
+	$(BIN)/python -m chaos $(CHAOS_ARGS)
 
 ## Benchmarks: print ratios against bare baselines run side by side.
 bench: $(STAMP)

@@ -15,7 +15,6 @@ import json
 import multiprocessing
 import os
 import re
-import shlex
 import shutil
 import signal
 import statistics
@@ -32,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from interviewprep import processes  # noqa: E402 - importable once ROOT is on the path
 
 PG_HOST = os.environ.get("BENCH_PG_HOST", "127.0.0.1")
 PG_PORT = os.environ.get("BENCH_PG_PORT", "5432")
@@ -209,24 +210,14 @@ def seed(*, users: int, attempts_per_user: int, prefix: str = "bench", question:
 
 def procfile_command(name: str, *, port: int = WEB_PORT) -> list[str]:
     """A Procfile line as argv, with this venv's executables: the benchmark runs the same flags."""
-    for raw in (ROOT / "Procfile").read_text().splitlines():
-        key, sep, command = raw.partition(":")
-        if sep and key.strip() == name:
-            command = re.sub(r"\$\{PORT(:-[^}]*)?\}|\$PORT", str(port), command.strip())
-            argv = shlex.split(command)
-            if argv[0] in {"gunicorn", "celery"}:
-                argv[:1] = _tool(argv[0])
-            elif argv[0] == "python":
-                argv[0] = sys.executable
-            return argv
-    raise BenchFailure(f"Procfile has no {name!r} line")
+    return processes.procfile_argv(name, port=port)
 
 
 def bare_django_command(port: int = BARE_PORT, workers: int = BARE_WORKERS) -> list[str]:
     """gunicorn with sync workers serving `bare_urls.py` under `bare_settings.py` (set by
     `Processes.bare_django`): plain Django, no DRF, no middleware, no authentication."""
     return [
-        *_tool("gunicorn"),
+        *processes.venv_tool("gunicorn"),
         "django.core.wsgi:get_wsgi_application()",
         "--bind",
         f"127.0.0.1:{port}",
@@ -239,30 +230,7 @@ def bare_django_command(port: int = BARE_PORT, workers: int = BARE_WORKERS) -> l
     ]
 
 
-def _tool(name: str) -> list[str]:
-    """This venv's executable of a tool, or the module run by this interpreter."""
-    tool = Path(sys.executable).with_name(name)
-    return [str(tool)] if tool.exists() else [sys.executable, "-m", name]
-
-
-@dataclass
-class Proc:
-    name: str
-    popen: subprocess.Popen
-    log: Path
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log.read_text(errors="replace")[-chars:]
-        except FileNotFoundError:
-            return ""
+Proc = processes.Process
 
 
 class Processes:
@@ -295,37 +263,18 @@ class Processes:
     def start(self, name: str, argv: list[str], **extra_env: str) -> Proc:
         # Numbered by start, not by how many run: a stopped process's log is not overwritten.
         log = self.logdir / f"{name}-{len(list(self.logdir.glob('*.log')))}.log"
-        with log.open("wb") as out:
-            popen = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env={**self.env, **extra_env},
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        proc = Proc(name, popen, log)
+        proc = Proc.start(name, argv, env={**self.env, **extra_env}, log=log)
         self.procs.append(proc)
         return proc
 
     def stop(self, proc: Proc, grace: float = 15.0) -> None:
-        if proc.alive():
-            _killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.popen.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                _killpg(proc.pid, signal.SIGKILL)
-                proc.popen.wait(timeout=10)
-        # Prefork children or gunicorn workers orphaned by a dead parent share its group.
-        _killpg(proc.pid, signal.SIGKILL)
+        proc.stop(grace)
         if proc in self.procs:
             self.procs.remove(proc)
 
     def stop_all(self) -> None:
-        for proc in reversed(list(self.procs)):
-            with contextlib.suppress(Exception):
-                self.stop(proc)
+        processes.stop_all(reversed(self.procs), grace=15.0)
+        self.procs.clear()
 
     def web(self, port: int = WEB_PORT) -> Proc:
         return self._serving("web", procfile_command("web", port=port), port)
@@ -334,18 +283,20 @@ class Processes:
         return self._serving("bare-django", bare_django_command(port), port, DJANGO_SETTINGS_MODULE=BARE_SETTINGS)
 
     def _serving(self, name: str, argv: list[str], port: int, **extra_env: str) -> Proc:
-        # `make run`'s own check, as the app's processes bind (SO_REUSEADDR).
-        from interviewprep.run import _port_in_use
-
         # Another benchmark's server on the port would answer /healthz for ours, which then dies
         # unseen on its bind: measure nobody's server rather than the wrong one.
-        if _port_in_use(port):
+        if processes.port_in_use(port):
             raise BenchFailure(
                 f"port {port} is already in use (another benchmark or server on this machine?): "
                 "wait for it to end, or set BENCH_PORT / BENCH_BARE_PORT to free ports"
             )
         proc = self.start(name, argv, **extra_env)
-        wait_until(lambda: _healthy(port), timeout=60, proc=proc, what=f"{name} to answer /healthz on {port}")
+        wait_until(
+            lambda: processes.health(port, timeout=2)[0] == 200,
+            timeout=60,
+            proc=proc,
+            what=f"{name} to answer /healthz on {port}",
+        )
         return proc
 
     def worker(self, *, include: str | None = None, line: str = "worker") -> Proc:
@@ -366,36 +317,12 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _killpg(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-def _healthy(port: int) -> bool:
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-        conn.request("GET", "/healthz")
-        ok = conn.getresponse().status == 200
-        conn.close()
-        return ok
-    except OSError:
-        return False
-
-
 def wait_until(
     predicate: Callable[[], object], *, timeout: float, proc: Proc | None = None, what: str = "", interval=0.05
 ):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if proc is not None and not proc.alive():
-            raise BenchFailure(f"{proc.name} exited while waiting for {what}:\n{proc.tail()}")
-        if time.monotonic() > deadline:
-            tail = f"\n{proc.tail()}" if proc is not None else ""
-            raise BenchFailure(f"timed out after {timeout:.0f} s waiting for {what}{tail}")
-        time.sleep(interval)
+    return processes.wait_for(
+        predicate, timeout=timeout, interval=interval, message=what, process=proc, error=BenchFailure
+    )
 
 
 def wait_progress(
@@ -940,6 +867,6 @@ def run_main(main: Callable[[], None]) -> None:
     except KeyboardInterrupt:
         print("\ninterrupted: every process started was stopped", file=sys.stderr)
         raise SystemExit(130) from None
-    except BenchFailure as exc:
+    except (BenchFailure, processes.ProcessError) as exc:
         print(f"\nbenchmark failed: {exc}", file=sys.stderr)
         raise SystemExit(1) from None

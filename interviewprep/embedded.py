@@ -9,7 +9,6 @@ child of the run command so that it dies with it (see `EmbeddedRedis`).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import pwd
@@ -30,6 +29,7 @@ import redis
 from psycopg import sql
 
 from interviewprep.config import REDIS_SCHEMES, ConfigError, parse_database_url
+from interviewprep.processes import set_parent_death_signal
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/interviewprep"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -134,15 +134,6 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def set_parent_death_signal() -> None:
-    """In a child before exec: get SIGTERM when the run command dies, even by SIGKILL (Linux)."""
-    if sys.platform != "linux":
-        return
-    pr_set_pdeathsig = 1
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
 
 
 def _owner_name(uid: int) -> str:

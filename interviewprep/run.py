@@ -17,14 +17,10 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,31 +29,21 @@ from typing import IO, Any
 
 from interviewprep import embedded
 from interviewprep.config import ConfigError, load
+from interviewprep.processes import (
+    ROOT,
+    STOP_GRACE,
+    Process,
+    ProcfileEntry,
+    health,
+    how_it_ended,
+    parse_procfile,
+    port_in_use,
+    stop_all,
+    venv_path,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-STOP_GRACE = 10.0
 HEALTH_TIMEOUT = 120.0
-_PROCFILE_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*):\s*(.+?)\s*$")
 _COLOURS = ("36", "33", "32", "35", "34", "96", "93", "92", "95", "94")
-
-
-@dataclass(frozen=True)
-class ProcfileEntry:
-    name: str
-    command: str
-
-
-def parse_procfile(path: Path) -> list[ProcfileEntry]:
-    entries = []
-    for raw in path.read_text().splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        match = _PROCFILE_LINE.match(line)
-        if match is None:
-            raise ValueError(f"{path}: cannot read line {raw!r} (expected `name: command`)")
-        entries.append(ProcfileEntry(match.group(1), match.group(2)))
-    return entries
 
 
 class Output:
@@ -87,49 +73,11 @@ class Output:
         self.line("run", text)
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process remains in the process group."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def _how_it_ended(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"was killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"was killed by signal {-returncode}"
-    return f"exited with status {returncode}"
-
-
 @dataclass
 class Child:
-    name: str
-    command: str
-    proc: subprocess.Popen[bytes]
+    process: Process
     reader: threading.Thread
     expected_exit: bool = False
-
-    @property
-    def pgid(self) -> int:
-        return self.proc.pid  # each child leads its own group
 
 
 @dataclass
@@ -152,21 +100,11 @@ class Supervisor:
         return self.stop_signal is not None
 
     def start(self, name: str, command: str) -> Child:
-        shell = shutil.which("bash", path=self.env["PATH"]) or "/bin/sh"
-        proc = subprocess.Popen(
-            [shell, "-c", command],
-            cwd=ROOT,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            # Own group: the terminal's Ctrl-C reaches only us, and we stop each group in order.
-            process_group=0,
-            preexec_fn=embedded.set_parent_death_signal,
-        )
-        reader = threading.Thread(target=self._pump, args=(name, proc), daemon=True)
+        # Own group: the terminal's Ctrl-C reaches only us, and we stop each group in order.
+        process = Process.start(name, command, env=self.env, stdout=subprocess.PIPE, parent_death=True)
+        reader = threading.Thread(target=self._pump, args=(name, process.proc), daemon=True)
         reader.start()
-        child = Child(name, command, proc, reader)
+        child = Child(process, reader)
         self.children.append(child)
         return child
 
@@ -180,18 +118,19 @@ class Supervisor:
         """Run a one-off process to its end; None when a stop was asked for meanwhile."""
         child = self.start(name, command)
         child.expected_exit = True
-        while child.proc.poll() is None:
+        while (status := child.process.returncode) is None:
             if self.stopping:
                 return None
             self.wake.wait(0.1)
         child.reader.join(5)
-        return child.proc.returncode
+        return status
 
     def dead(self, watched: list[tuple[str, Callable[[], bool]]]) -> str | None:
         """The first line that says which process died unexpectedly, if one did."""
         for child in self.children:
-            if not child.expected_exit and child.proc.poll() is not None:
-                return f"{child.name} {_how_it_ended(child.proc.returncode)} unexpectedly"
+            status = child.process.returncode
+            if not child.expected_exit and status is not None:
+                return f"{child.process.name} {how_it_ended(status)} unexpectedly"
         for name, alive in watched:
             if not alive():
                 return f"{name} stopped unexpectedly"
@@ -201,41 +140,26 @@ class Supervisor:
         """SIGTERM to every group still alive, up to STOP_GRACE seconds, then SIGKILL."""
         if self.stop_signal is not None:
             self.output.say(f"{signal.Signals(self.stop_signal).name}: stopping everything")
-        groups = [child for child in self.children if _group_alive(child.pgid)]
+        processes = [child.process for child in self.children]
+        groups = [process.name for process in processes if process.group_alive()]
         if groups:
-            self.output.say(f"stopping {', '.join(child.name for child in groups)}")
-        for child in groups:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pgid, signal.SIGTERM)
-        started = time.monotonic()
-        nudged = False
-        while groups and time.monotonic() - started < STOP_GRACE and self.signals < 2:
-            for child in groups:
-                child.proc.poll()  # reap the leader, or its zombie keeps the group alive
-            groups = [child for child in groups if _group_alive(child.pgid)]
-            if groups and not nudged and time.monotonic() - started > STOP_GRACE / 2:
-                # celery beat caught mid-startup turns SIGTERM into a swallowed database error
-                # and carries on: a second one stops it without waiting for SIGKILL.
-                nudged = True
-                for child in groups:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(child.pgid, signal.SIGTERM)
-            if groups:
-                time.sleep(0.1)
-        for child in groups:
-            self.output.say(f"{child.name} did not stop in {STOP_GRACE:.0f} s: killing it")
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pgid, signal.SIGKILL)
+            self.output.say(f"stopping {', '.join(groups)}")
+        # celery beat caught mid-startup turns SIGTERM into a swallowed database error and carries
+        # on: a second one, halfway, stops it without waiting for SIGKILL.
+        stop_all(
+            processes,
+            grace=STOP_GRACE,
+            nudge_after=STOP_GRACE / 2,
+            hurry=lambda: self.signals >= 2,
+            say=self.output.say,
+        )
         for child in self.children:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                child.proc.wait(5)
             child.reader.join(2)
 
 
 def _venv_env(port: int, services: embedded.Services, metrics_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    scripts = sysconfig.get_path("scripts")
-    env["PATH"] = os.pathsep.join([scripts, env.get("PATH", os.defpath)])
+    env["PATH"] = venv_path(env)
     env["PYTHONUNBUFFERED"] = "1"  # lines reach the prefixer as they are written
     env["PORT"] = str(port)
     env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
@@ -311,31 +235,6 @@ def unavailable(command: str, env: dict[str, str], commands: set[str] | None) ->
     return None
 
 
-def _port_in_use(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
-def _health(port: int) -> tuple[int | None, dict[str, Any] | str]:
-    url = f"http://127.0.0.1:{port}/healthz"
-    try:
-        with urllib.request.urlopen(url, timeout=3) as response:  # noqa: S310 - our own http URL
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        body = exc.read().decode(errors="replace")
-        try:
-            return exc.code, json.loads(body)
-        except ValueError:
-            return exc.code, body[:300]
-    except (OSError, ValueError) as exc:
-        return None, str(exc)
-
-
 def _write_state(path: Path, state: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(state, indent=2))
@@ -397,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         output.say(f"PORT={os.environ.get('PORT')!r} is not a port number")
         return 2
     data_dir = (args.data_dir or Path(os.environ.get("INTERVIEWPREP_DATA_DIR") or ROOT / ".data")).resolve()
-    if _port_in_use(port):
+    if port_in_use(port):
         output.say(f"port {port} is already in use (another run?): pass --port N or set PORT")
         return 1
 
@@ -406,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     state_file = data_dir / "run.json"
     try:
         base_env = dict(os.environ)
-        base_env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), base_env.get("PATH", os.defpath)])
+        base_env["PATH"] = venv_path(base_env)
         commands_probe = _management_commands(base_env)
         try:
             embedded.check_data_dir_owner(data_dir)
@@ -438,10 +337,10 @@ def main(argv: list[str] | None = None) -> int:
             if status is None:
                 return 0
             if status != 0 and step.name == "release":
-                output.say(f"release ({step.command}) {_how_it_ended(status)}")
+                output.say(f"release ({step.command}) {how_it_ended(status)}")
                 return 1
             if status != 0:
-                output.say(f"warning: {step.name} {_how_it_ended(status)}; starting anyway")
+                output.say(f"warning: {step.name} {how_it_ended(status)}; starting anyway")
 
         for entry in procfile:
             if entry.name == "release":
@@ -451,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                 output.say(f"warning: skipping {entry.name}: {reason}")
                 continue
             child = supervisor.start(entry.name, entry.command)
-            output.say(f"started {entry.name} (pid {child.proc.pid})")
+            output.say(f"started {entry.name} (pid {child.process.pid})")
 
         _write_state(
             state_file,
@@ -461,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                 "url": f"http://127.0.0.1:{port}/",
                 "database_url": services.database_url,
                 "redis_url": services.redis_url,
-                "children": {c.name: c.proc.pid for c in supervisor.children if not c.expected_exit},
+                "children": {c.process.name: c.process.pid for c in supervisor.children if not c.expected_exit},
                 "embedded": {
                     "postgres": services.postgres.pid if services.postgres else None,
                     "redis": services.redis.pid if services.redis else None,
@@ -494,7 +393,7 @@ def _serve(supervisor: Supervisor, services: embedded.Services, port: int) -> in
             output.say(f"{died}: stopping everything")
             return 1
         if not healthy:
-            status, last = _health(port)
+            status, last = health(port)
             if status == 200:
                 healthy = True
                 output.say(f"InterviewPrep is running at http://127.0.0.1:{port}/")

@@ -3,12 +3,12 @@ started on Ctrl-C, and keeps the embedded services' data from one start to the n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,22 +25,18 @@ import redis
 from psycopg import sql
 
 from interviewprep import embedded
-from interviewprep.run import parse_procfile, unavailable
+from interviewprep.processes import Process, free_port, parse_procfile, signal_if
+from interviewprep.run import unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 90
 STOP_TIMEOUT = 60
 MACHINE_DATABASE = "ip_runcmd"
-MACHINE_REDIS_URL = "redis://127.0.0.1:6379/6"
+# RUNCMD_REDIS_URL moves it, for a machine whose 6379 is shared.
+MACHINE_REDIS_URL = os.environ.get("RUNCMD_REDIS_URL") or "redis://127.0.0.1:6379/6"
 # One machine database, Redis database and embedded servers for the module: its tests run in
 # one test process, one after another, under pytest-xdist too.
 pytestmark = pytest.mark.xdist_group("run-command")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _live_processes() -> dict[int, tuple[int, bytes]]:
@@ -69,15 +65,8 @@ class Run:
         # Runs may share a log: each reads only what it wrote itself.
         self.offset = log.stat().st_size if log.exists() else 0
         with open(log, "ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "interviewprep.run", *args],
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+            self.process = Process.start("run", [sys.executable, "-m", "interviewprep.run", *args], env=env, stdout=out)
+        self.proc = self.process.proc
 
     def output(self) -> str:
         with open(self.log, "rb") as fh:
@@ -131,32 +120,27 @@ class Run:
 
     def interrupt(self) -> None:
         """Ctrl-C, and wait for the run command to exit."""
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
+        self.process.send_signal(signal.SIGINT)
+        if self.process.reap(STOP_TIMEOUT) is None:
             self.fail(f"the run command did not exit within {STOP_TIMEOUT} s of SIGINT")
 
     def kill_everything(self) -> None:
         """After a failed test: leave nothing behind for the next one."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        self.process.stop(grace=STOP_TIMEOUT)
+        # What it left is no child of ours: signalled only while it still names this data folder.
         groups, servers = self.owned_pids()
-        for pgid in groups:
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for pid in servers:
-            try:
-                os.kill(pid, signal.SIGINT)  # PostgreSQL's fast shutdown
-            except ProcessLookupError:
-                pass
+        marker = str(self.data_dir).encode()
+
+        def ours(pid: int) -> bool:
+            with contextlib.suppress(OSError):
+                return marker in Path(f"/proc/{pid}/cmdline").read_bytes() + Path(f"/proc/{pid}/environ").read_bytes()
+            return False
+
+        for pid, (pgid, _) in _live_processes().items():
+            if pid in servers:
+                signal_if(pid, signal.SIGINT, ours)  # PostgreSQL's fast shutdown
+            elif pgid in groups:
+                signal_if(pid, signal.SIGKILL, ours)
 
 
 @pytest.fixture
@@ -206,7 +190,7 @@ def _socket_connect(database_url: str) -> psycopg.Connection:
 
 @pytest.mark.drill
 def test_embedded_services_start_answer_stop_and_keep_their_data(data_dir: Path, runs: list[Run]) -> None:
-    port = _free_port()
+    port = free_port()
     # DATABASE_URL and REDIS_URL stay set, pointing at the machine's services: --embedded wins.
     env = _env(data_dir, DJANGO_SUPERUSER_PASSWORD=secrets.token_urlsafe(16))
     log = data_dir.parent / f"{data_dir.name}.log"
@@ -272,7 +256,7 @@ def test_machine_services_are_used_when_configured(data_dir: Path, runs: list[Ru
     env.pop("CELERY_BROKER_URL", None)
     log = data_dir.parent / f"{data_dir.name}.log"
     try:
-        run = Run(["--port", str(_free_port())], env, data_dir, log)
+        run = Run(["--port", str(free_port())], env, data_dir, log)
         runs.append(run)
         run.wait_healthy()
         assert run.state["database_url"] == machine_database
@@ -303,7 +287,7 @@ def test_the_procfile_is_read_and_a_missing_management_command_is_skipped(tmp_pa
 
 
 def test_configured_services_that_do_not_answer_fail_with_one_line(tmp_path: Path) -> None:
-    dead = _free_port()
+    dead = free_port()
     with pytest.raises(embedded.ServiceError) as db_error:
         embedded.decide({"DATABASE_URL": f"postgres://u:secret@127.0.0.1:{dead}/x"}, tmp_path, False, print)
     message = str(db_error.value)

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
-import shlex
-import subprocess
-import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from interviewprep.run import parse_procfile
-from tests.processes import ROOT, Worker, free_port, process_env, wait_for
+from interviewprep.processes import health, procfile_argv
+from tests.processes import Worker, free_port, process_env, wait_for
 
 
 @dataclass
@@ -37,12 +33,8 @@ class WebServer:
 
 def web_command(port: int, workers: int) -> list[str]:
     """The `web:` line as argv, on `port`, with `workers` processes and this venv's executables."""
-    line = next(entry.command for entry in parse_procfile(ROOT / "Procfile") if entry.name == "web")
-    line = re.sub(r"\$\{PORT(:-[^}]*)?\}", str(port), line)
-    line = re.sub(r"--workers \d+", f"--workers {workers}", line)
-    argv = shlex.split(line)
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    argv[:1] = [str(gunicorn)] if gunicorn.exists() else [sys.executable, "-m", "gunicorn"]
+    argv = procfile_argv("web", port=port)
+    argv[argv.index("--workers") + 1] = str(workers)
     return argv
 
 
@@ -51,26 +43,15 @@ def start_web(tmp_path: Path, *, workers: int = 1, **env: str) -> WebServer:
     `/healthz` answers 200. Stop it with `.process.stop()`."""
     port = free_port()
     log = tmp_path / f"web-{uuid.uuid4().hex[:6]}.log"
-    proc = subprocess.Popen(
-        web_command(port, workers),
-        cwd=ROOT,
-        env=process_env(**env),
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    server = WebServer(Worker(proc, log), port)
-
-    def healthy() -> bool:
-        if proc.poll() is not None:
-            raise AssertionError(f"the web line exited at start:\n{server.process.output()[-3000:]}")
-        try:
-            return server.request("/healthz", timeout=5)[0] == 200
-        except OSError:
-            return False
-
+    server = WebServer(Worker.start("web", web_command(port, workers), env=process_env(**env), log=log), port)
     try:
-        wait_for(healthy, timeout=90, interval=0.1, message="the web line to answer /healthz")
+        wait_for(
+            lambda: health(port, timeout=5)[0] == 200,
+            timeout=90,
+            interval=0.1,
+            message="the web line to answer /healthz",
+            process=server.process,
+        )
     except BaseException:
         server.process.stop()
         raise

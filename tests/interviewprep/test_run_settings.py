@@ -3,7 +3,7 @@
 import pytest
 
 from interviewprep.config import ConfigError, load
-from interviewprep.run import parse_procfile
+from interviewprep.processes import parse_procfile
 from tests.processes import ROOT
 
 pytestmark = pytest.mark.nodb

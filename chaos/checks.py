@@ -11,21 +11,21 @@ error) is a violation: no answer the drill sends is wrong for good.
 from __future__ import annotations
 
 import collections
-import subprocess
-import sys
+import http.client
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from psycopg.rows import dict_row
+from prometheus_client.parser import text_string_to_metric_families
 
-from interviewprep.chaos.client import GaveUp
-from interviewprep.chaos.served import check_served
-from interviewprep.chaos.services import Postgres
-from interviewprep.chaos.workload import Sent, Workload
-from interviewprep.run import ROOT
+from chaos.client import GaveUp
+from chaos.commands import manage, manage_json
+from chaos.served import check_served
+from chaos.workload import Sent, Workload
 
 UNFINISHED_JOBS = ("pending", "queued", "running", "retrying")
+# Moves when a try starts (a job's status changes) or ends (a status, or a finish or retry count).
+_PROGRESS_SAMPLES = ("interviewprep_jobs", "interviewprep_jobs_finished_total", "interviewprep_jobs_retried_total")
 
 
 # No try started or finished for this long, with work waiting: a consumer has stopped. Longer
@@ -33,39 +33,59 @@ UNFINISHED_JOBS = ("pending", "queued", "running", "retrying")
 STALL_SECONDS = 25.0
 
 
-def settle(
-    pg: Postgres, db: str, *, timeout: float, tick: Callable[[], None], stalled: Callable[[], None]
-) -> tuple[bool, float]:
-    """Poll until no job is unfinished and the outbox is drained; (settled, seconds waited).
-    `stalled` is called when nothing has moved for STALL_SECONDS while jobs wait."""
+def settle(port: int, *, timeout: float, tick: Callable[[], None], stalled: Callable[[], None]) -> tuple[bool, float]:
+    """Poll `/metrics` until no job is unfinished and the outbox is drained; (settled, seconds
+    waited). `stalled` is called when nothing has moved for STALL_SECONDS while jobs wait."""
     started = time.monotonic()
     last, moved = None, started
     while True:
         tick()
-        with pg.connect(db) as conn:
-            jobs, outbox, progress = conn.execute(
-                "SELECT (SELECT count(*) FROM evaluation_evaluationjob WHERE status = ANY(%s)),"
-                " (SELECT count(*) FROM evaluation_outbox WHERE published_at IS NULL),"
-                " (SELECT count(*) + count(finished_at) FROM evaluation_jobtry)",
-                [list(UNFINISHED_JOBS)],
-            ).fetchone()
+        gauges = _job_gauges(port)
         now = time.monotonic()
-        if jobs == 0 and outbox == 0:
-            return True, now - started
+        if gauges is not None:
+            jobs, outbox, progress = gauges
+            if jobs == 0 and outbox == 0:
+                return True, now - started
+            if progress != last:
+                last, moved = progress, now
+            elif now - moved > STALL_SECONDS:
+                stalled()
+                moved = now
         if now - started > timeout:
             return False, now - started
-        if progress != last:
-            last, moved = progress, now
-        elif now - moved > STALL_SECONDS:
-            stalled()
-            moved = now
         time.sleep(0.5)
+
+
+def _job_gauges(port: int) -> tuple[float, float, tuple] | None:
+    """(unfinished jobs, unpublished outbox rows, what moves with progress) from `/metrics`, or
+    None when the web does not answer."""
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("GET", "/metrics")
+            response = conn.getresponse()
+            text = response.read().decode()
+        finally:
+            conn.close()
+    except (OSError, http.client.HTTPException):
+        return None
+    if response.status != 200:
+        return None
+    jobs = outbox = 0.0
+    progress = []
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "interviewprep_jobs" and sample.labels.get("status") in UNFINISHED_JOBS:
+                jobs += sample.value
+            elif sample.name == "interviewprep_outbox_unpublished":
+                outbox = sample.value
+            if sample.name in _PROGRESS_SAMPLES:
+                progress.append((sample.name, tuple(sorted(sample.labels.items())), sample.value))
+    return jobs, outbox, tuple(sorted(progress))
 
 
 @dataclass
 class Context:
-    pg: Postgres
-    db: str
     env: dict[str, str]
     port: int
     staff_token: str
@@ -78,16 +98,10 @@ def check_round(ctx: Context, settled: bool) -> tuple[list[str], list[str], str]
     """(violations, notes, what was checked)."""
     violations: list[str] = list(ctx.workload.violations)
     notes: list[str] = []
-    with ctx.pg.connect(ctx.db) as conn:
-        conn.row_factory = dict_row
-        if not settled:
-            for row in conn.execute(
-                "SELECT id, kind, subject_id, status, tries, heartbeat_at, last_error FROM evaluation_evaluationjob"
-                " WHERE status = ANY(%s) ORDER BY id LIMIT 20",
-                [list(UNFINISHED_JOBS)],
-            ):
-                violations.append(f"did not settle: job {row}")
-        data = _load(conn)
+    data = _load(ctx.env)
+    if not settled:
+        unfinished = [job for job in data["jobs"] if job["status"] in UNFINISHED_JOBS]
+        violations += [f"did not settle: job {job}" for job in unfinished[:20]]
     violations += _invariants_command(ctx)
     violations += _check_jobs(data, ctx)
     violations += _check_submissions(data, ctx)
@@ -110,30 +124,16 @@ def check_round(ctx: Context, settled: bool) -> tuple[list[str], list[str], str]
     return violations, notes, checked
 
 
-def _load(conn) -> dict[str, list[dict]]:
-    """The round's rows: its database holds only the drill's candidates (and its staff user)."""
-    queries = {
-        "users": "SELECT id, username FROM auth_user WHERE NOT is_staff",
-        "attempts": "SELECT id, user_id, status, version, latest_submission_id FROM attempts_attempt",
-        "submissions": "SELECT s.id, s.attempt_id, s.idempotency_key, s.status, a.user_id FROM attempts_submission s"
-        " JOIN attempts_attempt a ON a.id = s.attempt_id",
-        "results": "SELECT submission_id, score, max_score, details FROM attempts_result",
-        "practice": "SELECT id, user_id, status, attempt_id FROM attempts_practicerequest",
-        "jobs": "SELECT id, kind, subject_id, status, tries, max_tries FROM evaluation_evaluationjob ORDER BY id",
-        "letters": "SELECT job_id, error FROM evaluation_deadletter",
-    }
-    return {name: conn.execute(sql).fetchall() for name, sql in queries.items()}
+def _load(env: dict[str, str]) -> dict[str, list[dict]]:
+    """The round's rows, as the apps' `*_state` commands print them: its database holds only the
+    drill's candidates (and its staff user)."""
+    data = manage_json(env, "attempts_state")
+    jobs = manage_json(env, "jobs_state")
+    return {**data, "jobs": jobs["jobs"], "letters": jobs["dead_letters"]}
 
 
 def _invariants_command(ctx: Context) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check_invariants"],
-        cwd=ROOT,
-        env=ctx.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = manage(ctx.env, "check_invariants")
     if done.returncode == 0:
         return []
     lines = [line for line in done.stdout.splitlines() if line.strip()] or done.stderr.splitlines()[-5:]

@@ -1,4 +1,4 @@
-"""`python -m interviewprep.chaos`: seeded rounds of real processes under random faults, each
+"""`python -m chaos`: seeded rounds of real processes under random faults, each
 ending with every invariant checked (docs/operations.md#the-chaos-drill)."""
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import signal
 import sys
 import time
 
-from interviewprep.chaos.known import KNOWN_ISSUES
-from interviewprep.chaos.round import Options, Report, keep_or_drop, run_round
-from interviewprep.chaos.schedule import plan_round
-from interviewprep.chaos.services import DEFAULT_SERVER_URL, ChaosSetupError, Postgres
-from interviewprep.chaos.setup import question_pool, template_create
+from chaos.known import KNOWN_ISSUES
+from chaos.round import Options, Report, keep_or_drop, run_round
+from chaos.schedule import plan_round
+from chaos.services import DEFAULT_SERVER_URL, ChaosSetupError, Postgres
+from chaos.setup import question_pool, template_create
+from interviewprep.processes import ProcessError
 
 # Seeds 1987 and 1988 plan every kind of fault between them, a crash_before_commit worker among them.
 SHORT = {"runs": 2, "first_seed": 1987, "candidates": 3, "duration": 6.0, "faults": "3-4", "web_workers": 2}
@@ -24,7 +25,7 @@ NORMAL = {"runs": 20, "first_seed": None, "candidates": 6, "duration": 20.0, "fa
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m interviewprep.chaos", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m chaos", description=__doc__)
     parser.add_argument("--runs", type=int, help="rounds to run (default 20; 2 with --short)")
     parser.add_argument("--seed", type=int, help="replay one round: its plan derives from the seed alone")
     parser.add_argument(
@@ -45,7 +46,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="append",
         default=[],
         choices=[issue.id for issue in KNOWN_ISSUES],
-        help="count a known, unfixed product bug apart instead of as a violation (interviewprep/chaos/known.py)",
+        help="count a known, unfixed product bug apart instead of as a violation (chaos/known.py)",
     )
     parser.add_argument(
         "--keep-db", action="store_true", help="keep a failing round's database (its logs are always kept)"
@@ -72,7 +73,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def replay_command(args: argparse.Namespace, seed: int) -> str:
-    words = ["python", "-m", "interviewprep.chaos", "--seed", str(seed), "--candidates", str(args.candidates)]
+    words = ["python", "-m", "chaos", "--seed", str(seed), "--candidates", str(args.candidates)]
     words += ["--duration", f"{args.duration:g}", "--faults", args.faults]
     if args.web_workers:
         words += ["--web-workers", str(args.web_workers)]
@@ -102,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.duration:g} s of workload and {args.faults} faults each"
         )
         step = time.monotonic()
-        template_create(pg, template)
-        questions = question_pool(pg, template)
+        questions = question_pool(template_create(pg, template))
         say(f"template database ready in {time.monotonic() - step:.1f} s ({len(questions)} questions)")
         options = Options(
             web_workers=args.web_workers, settle_timeout=args.settle_timeout, tolerate=frozenset(args.tolerate)
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             keep_or_drop(report, pg, args.keep_db)
             reports.append(report)
             _print_round(report, args, say)
-    except ChaosSetupError as exc:
+    except (ChaosSetupError, ProcessError) as exc:
         say(f"chaos: could not set a round up: {exc}")
         return 2
     except KeyboardInterrupt:

@@ -3,15 +3,13 @@ restart a supervisor does, the SIGCONT an operator sends)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from interviewprep.chaos.processes import Fleet, Proc
-from interviewprep.chaos.schedule import Fault
-from interviewprep.chaos.services import Postgres, RedisServer
+from chaos.processes import Fleet, Proc
+from chaos.schedule import Fault
+from chaos.services import Postgres
+from interviewprep.processes import RedisServer
 
 
 @dataclass
@@ -54,11 +52,8 @@ class Injector:
         workers = self.fleet.live(workers=True)
         for offset in range(len(workers)):
             worker = workers[(fault.pick + offset) % len(workers)]
-            children = worker.celery_children()
-            if children:
-                child = children[fault.pick % len(children)]
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(child, signal.SIGKILL)
+            child = worker.kill_celery_child(fault.pick)
+            if child is not None:
                 return f"SIGKILL child {child} of {_label(worker)}"
         return "skipped: no live worker child"
 

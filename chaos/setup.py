@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import yaml
 
-from interviewprep.chaos.services import ChaosSetupError, Postgres, RedisServer
-from interviewprep.chaos.workload import Question
-from interviewprep.run import ROOT
+from chaos.commands import manage, manage_json
+from chaos.services import ChaosSetupError, Postgres
+from chaos.workload import Question
+from interviewprep.processes import ROOT, RedisServer
 
 FIXTURE = Path(__file__).with_name("instant_questions.json")
 STAFF_USERNAME = "chaos-staff"
@@ -58,17 +57,18 @@ def process_env(*, database_url: str, redis_url: str, broker_url: str, metrics_d
     return env
 
 
-def template_create(pg: Postgres, name: str) -> None:
-    """Migrated once; a round's `CREATE DATABASE .. TEMPLATE` copies it in a fraction of a second."""
+def template_create(pg: Postgres, name: str) -> list[dict]:
+    """Migrated once; a round's `CREATE DATABASE .. TEMPLATE` copies it in a fraction of a second.
+    Its active questions, as `attempts_state` lists them."""
     pg.create(name)
-    redis = RedisServer("setup")  # saving a user writes to the token cache
+    redis = RedisServer("setup", parent_death=True)  # saving a user writes to the token cache
     scratch = Path(tempfile.mkdtemp(prefix="ip-chaos-setup-"))
     try:
-        redis.wait_ready()
         env = process_env(
             database_url=pg.url(name), redis_url=redis.url(0), broker_url=redis.url(1), metrics_dir=scratch
         )
         _template_fill(env)
+        return manage_json(env, "attempts_state")["questions"]
     finally:
         redis.stop()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -87,35 +87,32 @@ call_command("createsuperuser", interactive=False, username={username!r}, email=
 
 def _template_fill(env: dict[str, str]) -> None:
     code = _FILL.format(fixture=str(FIXTURE), username=STAFF_USERNAME)
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
-        cwd=ROOT,
-        env={**env, "DJANGO_SUPERUSER_PASSWORD": STAFF_PASSWORD},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = manage(
+        {**env, "DJANGO_SUPERUSER_PASSWORD": STAFF_PASSWORD}, "shell", "--no-imports", "-c", code, timeout=600
     )
     if done.returncode != 0:
         output = (done.stdout + done.stderr)[-3000:]
         raise ChaosSetupError(f"filling the template failed ({done.returncode}):\n{output}")
 
 
-def question_pool(pg: Postgres, template: str) -> list[Question]:
+def question_pool(rows: list[dict]) -> list[Question]:
     """The bank's questions with what a candidate would answer (reference and wrong answers from
-    the files; the database never gives them out), and the drill's instant ones."""
+    the files; the product never gives them out), and the drill's instant ones."""
     answers: dict[str, dict] = {}
     for path in sorted((ROOT / "questions").rglob("*.yaml")):
         data = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
         answers[data["slug"]] = data
-    with pg.connect(template) as conn:
-        rows = conn.execute(
-            "SELECT id, slug, kind, evaluator FROM attempts_question WHERE is_active ORDER BY id"
-        ).fetchall()
     pool = []
-    for question_id, slug, kind, evaluator in rows:
-        data = answers.get(slug, {})
+    for row in rows:
+        data = answers.get(row["slug"], {})
         pool.append(
-            Question(question_id, slug, kind, evaluator, data.get("reference_answer", ""), data.get("wrong_answer", ""))
+            Question(
+                row["id"],
+                row["slug"],
+                row["kind"],
+                row["evaluator"],
+                data.get("reference_answer", ""),
+                data.get("wrong_answer", ""),
+            )
         )
     return pool

@@ -4,54 +4,46 @@ schedule, and restarted as a supervisor would."""
 
 from __future__ import annotations
 
-import contextlib
-import http.client
-import json
-import os
 import re
-import shutil
 import signal
-import subprocess
-import sysconfig
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from interviewprep.chaos.services import ChaosSetupError
-from interviewprep.embedded import set_parent_death_signal
-from interviewprep.run import ROOT, ProcfileEntry, parse_procfile
+from chaos.services import ChaosSetupError
+from interviewprep.processes import (
+    Process,
+    ProcfileEntry,
+    health,
+    how_it_ended,
+    parse_procfile,
+    signal_if,
+    stop_all,
+    venv_path,
+)
 
 
-@dataclass
-class Proc:
-    name: str
-    number: int  # start number of this line in the round
-    popen: subprocess.Popen[bytes]
-    log: Path
-    evaluator_faults: str = ""
+class Proc(Process):
+    number = 0  # start number of this line in the round
+    evaluator_faults = ""
     ready_file: Path | None = None
-    killed: bool = False  # by the drill: not an unexpected exit
+    killed = False  # by the drill: not an unexpected exit
 
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def tail(self, chars: int = 2000) -> str:
-        with contextlib.suppress(OSError):
-            return self.log.read_text(errors="replace")[-chars:]
-        return ""
-
-    def celery_children(self) -> list[int]:
-        """The prefork children of a Celery worker (bash normally execs it; if not, look one down)."""
+    def kill_celery_child(self, pick: int) -> int | None:
+        """SIGKILL one prefork child of a Celery worker (bash normally execs it; if not, look one
+        down), only while it is still that worker's child; its pid, or None."""
+        if not self.alive():
+            return None
         master = self.pid
-        if _comm(master) in {"bash", "sh"}:
-            below = _children(master)
+        if _stat(master)[0] in ("bash", "sh"):
+            below = self.children()
             master = below[0] if below else master
-        return _children(master)
+        children = _children(master)
+        if not children:
+            return None
+        child = children[pick % len(children)]
+        sent = signal_if(child, signal.SIGKILL, lambda pid: _stat(pid)[1] == master)
+        return child if sent else None
 
 
 def _children(pid: int) -> list[int]:
@@ -61,16 +53,14 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def _comm(pid: int) -> str:
+def _stat(pid: int) -> tuple[str, int]:
+    """(command name, parent pid) from /proc."""
     try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
+        raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return ""
-
-
-def _killpg(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+        return "", 0
+    name, rest = raw[raw.index("(") + 1 : raw.rindex(")")], raw[raw.rindex(")") + 2 :].split()
+    return name, int(rest[1])
 
 
 def is_worker(name: str) -> bool:
@@ -88,17 +78,16 @@ class Fleet:
         web_workers: int | None = None,
     ) -> None:
         self.env = dict(env)
-        self.env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), self.env.get("PATH", os.defpath)])
+        self.env["PATH"] = venv_path(self.env)
         self.env["PORT"] = str(port)
         self.logdir = logdir
         self.port = port
         self.evaluator_faults = evaluator_faults
-        self.entries = [e for e in parse_procfile(ROOT / "Procfile") if e.name != "release"]
+        self.entries = [e for e in parse_procfile() if e.name != "release"]
         if web_workers is not None:
             self.entries = [_with_web_workers(e, web_workers) for e in self.entries]
         self.procs: list[Proc] = []
         self.worker_starts = 0
-        self.shell = shutil.which("bash", path=self.env["PATH"]) or "/bin/sh"
 
     def command(self, name: str) -> str:
         for entry in self.entries:
@@ -130,19 +119,9 @@ class Fleet:
             env["EVALUATOR_FAULTS"] = faults
         number = sum(1 for p in self.procs if p.name == name)
         log = self.logdir / f"{name}-{number}.log"
-        with log.open("wb") as out:
-            popen = subprocess.Popen(
-                [self.shell, "-c", self.command(name)],
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                process_group=0,
-                # Only the main thread starts processes: the death signal follows the thread.
-                preexec_fn=set_parent_death_signal,
-            )
-        proc = Proc(name, number, popen, log, faults, ready)
+        # Only the main thread starts processes: the death signal follows the thread.
+        proc = Proc.start(name, self.command(name), env=env, log=log, parent_death=True)
+        proc.number, proc.evaluator_faults, proc.ready_file = number, faults, ready
         self.procs.append(proc)
         return proc
 
@@ -159,9 +138,7 @@ class Fleet:
 
     def kill(self, proc: Proc) -> None:
         proc.killed = True
-        _killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.popen.wait(timeout=10)
+        proc.stop(grace=0)
 
     def wait_ready(self, timeout: float) -> dict:
         """Until the web answers /healthz with 200 and every worker consumes; that answer."""
@@ -186,25 +163,15 @@ class Fleet:
             if proc.killed or proc.alive():
                 continue
             proc.killed = True  # handled: its replacement is watched from now on
-            notes.append(f"{proc.name} exited unexpectedly ({_how(proc.popen.returncode)}); restarted")
+            status = proc.returncode
+            proc.stop(grace=0)  # what it left in its group, then the reap
+            notes.append(f"{proc.name} {how_it_ended(status)} unexpectedly; restarted")
             self.start(proc.name)
         return notes
 
     def stop_all(self) -> None:
         # The round's state is checked already: no need for a graceful stop.
-        for proc in self.procs:
-            _killpg(proc.pid, signal.SIGCONT)
-            _killpg(proc.pid, signal.SIGKILL)
-        for proc in self.procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.popen.wait(timeout=10)
-
-
-def _how(returncode: int | None) -> str:
-    if returncode is not None and returncode < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-returncode).name}"
-    return f"status {returncode}"
+        stop_all(self.procs, grace=0)
 
 
 def _with_web_workers(entry: ProcfileEntry, count: int) -> ProcfileEntry:
@@ -213,18 +180,3 @@ def _with_web_workers(entry: ProcfileEntry, count: int) -> ProcfileEntry:
         return entry
     command = re.sub(r"(--workers[ =]|-w )\d+", lambda m: f"{m.group(1)}{count}", entry.command)
     return ProcfileEntry(entry.name, command)
-
-
-def health(port: int) -> tuple[int | None, object]:
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
-        conn.request("GET", "/healthz")
-        response = conn.getresponse()
-        body = response.read()
-        conn.close()
-    except OSError as exc:
-        return None, str(exc)
-    try:
-        return response.status, json.loads(body)
-    except ValueError:
-        return response.status, body[:200]

@@ -18,15 +18,16 @@ from pathlib import Path
 
 import redis
 
-from interviewprep.chaos.checks import Context, check_round, settle
-from interviewprep.chaos.client import Client, Counters
-from interviewprep.chaos.faults import Injector
-from interviewprep.chaos.known import known_issue
-from interviewprep.chaos.processes import Fleet, Proc
-from interviewprep.chaos.schedule import TRY_ENDING_FAULTS, Plan
-from interviewprep.chaos.services import ChaosSetupError, Postgres, RedisServer, free_port
-from interviewprep.chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
-from interviewprep.chaos.workload import Question, Workload
+from chaos.checks import Context, check_round, settle
+from chaos.client import Client, Counters
+from chaos.faults import Injector
+from chaos.known import known_issue
+from chaos.processes import Fleet, Proc
+from chaos.schedule import TRY_ENDING_FAULTS, Plan
+from chaos.services import ChaosSetupError, Postgres
+from chaos.setup import STAFF_PASSWORD, STAFF_USERNAME, process_env
+from chaos.workload import Question, Workload
+from interviewprep.processes import RedisServer, free_port
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,10 @@ def run_round(
     finished = False
     try:
         pg.create(db, template=template)
-        cache, broker = RedisServer("cache"), RedisServer("broker")
-        servers += [cache, broker]
-        for server in servers:
-            server.wait_ready()
+        cache = RedisServer("cache", parent_death=True)
+        servers.append(cache)
+        broker = RedisServer("broker", parent_death=True)
+        servers.append(broker)
         port = free_port()
         env = process_env(
             database_url=pg.url(db), redis_url=cache.url(0), broker_url=broker.url(0), metrics_dir=logdir / "metrics"
@@ -107,8 +108,7 @@ def run_round(
         workload.prepare()
         fired = _drive(plan, workload, injector, fleet, report, say)
         settled, waited = settle(
-            pg,
-            db,
+            port,
             timeout=options.settle_timeout,
             tick=lambda: _supervise(fleet, report, say),
             stalled=lambda: _unstick(fleet, broker, report, say),
@@ -116,8 +116,6 @@ def run_round(
         say(f"  settled in {waited:.1f} s" if settled else f"  NOT settled after {waited:.0f} s")
         crash_starts = any("crash_before_commit" in p.evaluator_faults for p in fleet.procs)
         ctx = Context(
-            pg=pg,
-            db=db,
             env=env,
             port=port,
             staff_token=staff.json()["token"],
@@ -225,8 +223,7 @@ def _dump_stacks(proc: Proc) -> None:
     """Celery prints every thread's stack on SIGUSR1: wait (bounded) until its log has them."""
     marker = "LOCAL VARIABLES"
     before = proc.tail(10**7).count(marker)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(proc.pid, signal.SIGUSR1)
+    proc.send_signal(signal.SIGUSR1)
     deadline = time.monotonic() + 5
     while proc.tail(10**7).count(marker) == before and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -11,7 +11,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from interviewprep.chaos.client import Answer, Client, Counters, GaveUp
+from chaos.client import Answer, Client, Counters, GaveUp
 
 # Extension point (runs): when `POST /api/v1/attempts/{id}/runs/` exists in this tree, add a
 # "run" action here (a key of its own, like a submit) and its final-state rule in checks.py.

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from interviewprep.chaos.client import Client, Counters
+from chaos.client import Client, Counters
 
 if TYPE_CHECKING:
-    from interviewprep.chaos.checks import Context
+    from chaos.checks import Context
 
 
 def check_served(data: dict, ctx: Context) -> tuple[list[str], int]:
