@@ -51,18 +51,28 @@ class DeadLetterOutputSerializer(serializers.Serializer):
 
 
 class DeadLetterFilterSerializer(serializers.Serializer):
-    kind = serializers.CharField(required=False, max_length=20)
-    error_class = serializers.CharField(required=False, max_length=100)
-    question = serializers.CharField(required=False, max_length=200, help_text="The question's slug.")
-    replayed = serializers.BooleanField(required=False, allow_null=True, default=None)
+    """An empty filter (`?kind=`) is ignored."""
+
+    kind = serializers.CharField(required=False, allow_blank=True, max_length=20)
+    error_class = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    question = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="A question's slug.")
+    replayed = serializers.ChoiceField(choices=["true", "false"], required=False, allow_blank=True)
     since = serializers.DateTimeField(required=False)
 
+    def validate(self, data):
+        repeated = [name for name in self.fields if len(getattr(self.initial_data, "getlist", lambda _: [])(name)) > 1]
+        if repeated:
+            raise serializers.ValidationError({name: "Give it once." for name in repeated})
+        return data
+
     def filters(self) -> DeadLetterFilters:
-        return DeadLetterFilters(**self.validated_data)
+        data = dict(self.validated_data)
+        replayed = {"true": True, "false": False}.get(data.pop("replayed", ""))
+        return DeadLetterFilters(**data, replayed=replayed)
 
 
 class DeadLetterGroupQuerySerializer(DeadLetterFilterSerializer):
-    by = serializers.ChoiceField(choices=["error_class", "question"], default="error_class")
+    by = serializers.ChoiceField(choices=["error_class", "question"], allow_blank=True, default="error_class")
 
 
 class DeadLetterGroupSerializer(serializers.Serializer):
@@ -144,7 +154,7 @@ class DeadLetterGroupsApi(APIView):
     def get(self, request):
         query = DeadLetterGroupQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        by = query.validated_data.pop("by")
+        by = query.validated_data.pop("by") or "error_class"
         return Response({"by": by, "groups": dead_letter_groups(by=by, filters=query.filters())})
 
 
@@ -170,6 +180,7 @@ class DeadLetterBulkReplayApi(APIView):
     permission_classes = [IsAdminUser]
 
     @extend_schema(
+        operation_id="v1_ops_dead_letters_bulk_replay",
         request=BulkReplayInputSerializer,
         responses={200: BulkReplayOutputSerializer, 202: BulkReplayOutputSerializer, 403: PROBLEM, 404: PROBLEM},
     )
