@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from attempts.forms import AdminLoginForm
 from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, Run, StateChange, Submission
+from interviewprep.admin_readonly import ReadOnlyAdmin
 
 # The admin's login is counted like the others (attempts/login_attempts.py) and says so when locked.
 admin.site.login_form = AdminLoginForm
@@ -50,7 +51,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(StateChange)
-class StateChangeAdmin(admin.ModelAdmin):
+class StateChangeAdmin(ReadOnlyAdmin):
     list_display = ("id", "entity", "object_id", "from_status", "to_status", "actor", "reason", "created_at")
     list_filter = ("entity",)
     search_fields = ("object_id",)

@@ -47,7 +47,7 @@ from attempts.services.runs import RUN_MAX_INPUTS, run_create
 from attempts.services.transitions import attempt_channel, run_channel
 from attempts.throttles import RegisterThrottle
 from evaluation.languages import LANGUAGES, languages_status
-from interviewprep.api import Pagination, json_object
+from interviewprep.api import Pagination, StrictBooleanField, json_object
 from interviewprep.async_views import awaits_only_when
 from interviewprep.converters import ID_MAX
 from interviewprep.errors import NotFound
@@ -73,15 +73,6 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """A JSON true or false and nothing else: DRF's own also takes "yes", "on" and 1."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 # Not blank by Python's strip(), which also takes \x1c-\x1f and \x85 for spaces; no NUL, as DRF says.

@@ -64,7 +64,11 @@ class SubmissionEvaluation:
         return f"attempt:{submission.attempt_id}"
 
     def describe(self, submission: Submission) -> dict[str, Any]:
-        return {"attempt_id": submission.attempt_id, "submission_id": submission.pk}
+        return {
+            "attempt_id": submission.attempt_id,
+            "submission_id": submission.pk,
+            "question": submission.attempt.question.slug,
+        }
 
     def discard_reason(self, submission: Submission) -> str | None:
         if submission.attempt.latest_submission_id != submission.pk:
@@ -136,7 +140,7 @@ class PracticeQuestionChoice:
         return f"practice-request:{request.pk}"
 
     def describe(self, request: PracticeRequest) -> dict[str, Any]:
-        return {"practice_request_id": request.pk}
+        return {"practice_request_id": request.pk, "question": request.question.slug if request.question else None}
 
     def discard_reason(self, request: PracticeRequest) -> str | None:
         return None
@@ -193,7 +197,7 @@ class RunExecution:
         return f"run:{run.pk}"
 
     def describe(self, run: Run) -> dict[str, Any]:
-        return {"run_id": run.pk, "attempt_id": run.attempt_id}
+        return {"run_id": run.pk, "attempt_id": run.attempt_id, "question": run.attempt.question.slug}
 
     def discard_reason(self, run: Run) -> str | None:
         return None

@@ -1,5 +1,6 @@
-"""How django-axes counts failed logins here (settings.AXES_*): per username, in any case, and
-per client address, in PostgreSQL, so every web process sees the same counts.
+"""How django-axes counts failed logins here (settings.AXES_*), in PostgreSQL so every web process
+sees the same counts: per username (in any case) from one client address, locked at
+LOGIN_FAILURE_LIMIT, and per address alone, locked at the higher LOGIN_ADDRESS_FAILURE_LIMIT.
 
 A request axes refuses carries `axes_locked_out`; each login surface then says so in its own
 way (the token endpoint's problem details, the login pages' form error) and
@@ -12,8 +13,15 @@ from datetime import datetime
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_client_username, get_cool_off, get_credentials, get_failure_limit
+from axes.helpers import (
+    get_client_username,
+    get_cool_off,
+    get_credentials,
+    get_failure_limit,
+    get_lockout_parameters,
+)
 from axes.models import AccessAttempt
+from django.conf import settings
 from django.db.models import Max, Sum
 from django.http import HttpRequest
 from django.utils import timezone
@@ -34,11 +42,37 @@ def login_locked_out(request: HttpRequest) -> bool:
     return bool(getattr(request, "axes_locked_out", False))
 
 
+def _ceiling(parameter, limit: int) -> int:
+    """The failures a lockout parameter allows: an address alone, shared by an office, more."""
+    return settings.CONFIG.login_address_failure_limit if parameter == "ip_address" else limit
+
+
+def _counts(handler, request: HttpRequest, credentials: dict | None) -> list[tuple[int, int, datetime | None]]:
+    """(ceiling, failures, latest failure) for each lockout parameter, as axes counts it."""
+    limit = get_failure_limit(request, credentials)
+    counts = []
+    for parameter, attempts in zip(
+        get_lockout_parameters(request, credentials), handler.get_user_attempts(request, credentials), strict=True
+    ):
+        found = attempts.aggregate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
+        counts.append((_ceiling(parameter, limit), found["failures"] or 0, found["last"]))
+    return counts
+
+
 class LoginAttemptsHandler(AxesDatabaseHandler):
-    """Axes' database handler; a success resets its own username's count and nothing more.
+    """Axes' database handler, with a ceiling per lockout parameter; a success resets its own
+    username's count and nothing more.
 
     Axes would also reset the address's count, so anyone owning an account could wipe, by
     logging into it, the failures they had piled on another name from the same address."""
+
+    def get_failures(self, request: HttpRequest, credentials: dict | None = None) -> int:
+        """Axes locks at one limit; each count is scaled to it, so it reaches the limit exactly
+        when it reaches its own ceiling."""
+        limit = get_failure_limit(request, credentials)
+        return max(
+            (failures * limit // ceiling for ceiling, failures, _ in _counts(self, request, credentials)), default=0
+        )
 
     def reset_user_attempts(self, request: HttpRequest, credentials: dict | None = None) -> int:
         username = get_client_username(request, credentials)
@@ -58,14 +92,12 @@ def login_retry_after(request: HttpRequest, username: str | None) -> int:
     cool-off, and all of them are once the latest is."""
     # The request's address and time as axes saw them (set already when axes has refused it).
     AxesProxyHandler.update_request(request)
-    handler = LoginAttemptsHandler()
     credentials = get_credentials(username)
-    limit = get_failure_limit(request, credentials)
-    latest: list[datetime] = []
-    for attempts in handler.get_user_attempts(request, credentials):
-        found = attempts.aggregate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
-        if (found["failures"] or 0) >= limit and found["last"] is not None:
-            latest.append(found["last"])
+    latest = [
+        last
+        for ceiling, failures, last in _counts(LoginAttemptsHandler(), request, credentials)
+        if failures >= ceiling and last is not None
+    ]
     if not latest:
         return 1
     remaining = max(latest) + get_cool_off(request) - timezone.now()

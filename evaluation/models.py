@@ -79,6 +79,8 @@ class JobTry(models.Model):
 
     class Meta:
         ordering = ["job_id", "number"]
+        verbose_name = "job try"
+        verbose_name_plural = "job tries"
         constraints = [models.UniqueConstraint(fields=["lease_token"], name="job_try_lease_unique")]
 
     def __str__(self) -> str:
@@ -100,6 +102,8 @@ class Outbox(models.Model):
 
     class Meta:
         ordering = ["id"]
+        verbose_name = "outbox message"
+        verbose_name_plural = "outbox messages"
         indexes = [
             models.Index(fields=["available_at"], name="outbox_unpublished", condition=Q(published_at__isnull=True))
         ]
@@ -115,6 +119,8 @@ class DeadLetter(models.Model):
     # The ids the job's handler names for staff (an evaluation's attempt and submission).
     context = models.JSONField(default=dict, blank=True)
     error = models.TextField()
+    # The exception's name (the last one, for a job that ran out of tries): what staff group by.
+    error_class = models.CharField(max_length=100, blank=True)
     traceback = models.TextField(blank=True)
     tries = models.PositiveIntegerField()
     first_try_at = models.DateTimeField(null=True, blank=True)
@@ -128,9 +134,37 @@ class DeadLetter(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         permissions = [("replay_deadletter", "Can replay dead-lettered jobs")]
+        indexes = [models.Index(fields=["error_class", "created_at"], name="dead_letter_error_class")]
 
     def __str__(self) -> str:
         return f"dead letter {self.pk} (job {self.job_id})"
+
+
+class DeadLetterReplay(models.Model):
+    """The audit of replays: one row each time staff replay a dead letter, whatever it did."""
+
+    class Outcome(models.TextChoices):
+        REQUEUED = "requeued", "Requeued"
+        SKIPPED = "skipped", "Skipped"
+
+    # Protected: what an audit row speaks of is never deleted from under it.
+    dead_letter = models.ForeignKey(DeadLetter, on_delete=models.PROTECT, related_name="replays")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    reason = models.CharField(max_length=200, blank=True)
+    # The job the replay made, or for a skip the one an earlier replay made (if any).
+    job = models.ForeignKey(EvaluationJob, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "dead-letter replay"
+        verbose_name_plural = "dead-letter replays"
+
+    def __str__(self) -> str:
+        return f"replay of dead letter {self.dead_letter_id}: {self.outcome}"
 
 
 class ProcessBeat(models.Model):

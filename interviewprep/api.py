@@ -7,7 +7,7 @@ import logging
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from django.views.defaults import page_not_found, server_error
-from rest_framework import exceptions
+from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -167,3 +167,21 @@ def server_error_problem(request):
     if request.path.startswith("/api/"):
         return problem_response(500, "Something went wrong on our side; it has been logged.")
     return server_error(request)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false and nothing else: DRF's own also takes "yes", "on" and 1."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer and nothing else: DRF's own also takes "12" and 12.0."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)

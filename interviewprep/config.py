@@ -32,6 +32,7 @@ class Config:
     submit_rate: str | None
     register_rate: str | None
     login_failure_limit: int
+    login_address_failure_limit: int
     login_cooloff_seconds: int
     production: bool
     behind_proxy: bool
@@ -247,6 +248,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         submit_rate=_rate(env, "SUBMIT_RATE", "30/min"),
         register_rate=_rate(env, "REGISTER_RATE", "10/hour"),
         login_failure_limit=_int(env, "LOGIN_FAILURE_LIMIT", 5, minimum=1),
+        login_address_failure_limit=_int(env, "LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1),
         login_cooloff_seconds=_int(env, "LOGIN_COOLOFF_SECONDS", 900, minimum=1),
         production=production,
         behind_proxy=_bool(env, "BEHIND_PROXY", False),

@@ -148,7 +148,9 @@ AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "attempts.auth
 
 # Failed logins, counted in PostgreSQL per username and per client address (attempts/login_attempts.py).
 AXES_HANDLER = "attempts.login_attempts.LoginAttemptsHandler"
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A username from one address, and (at LOGIN_ADDRESS_FAILURE_LIMIT) an address alone: one user's
+# guesses never lock out the others behind the same office address.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = CONFIG.login_failure_limit
 AXES_COOLOFF_TIME = timedelta(seconds=CONFIG.login_cooloff_seconds)
 AXES_USERNAME_CALLABLE = "attempts.login_attempts.login_username_key"

@@ -153,6 +153,7 @@ def _not_claimed(job_id: int, subject: Any, now) -> None:
             subject,
             error=f"gave up after {job.tries} tries; the last one never finished "
             f"(its worker died or was killed). Last error: {job.last_error or 'none'}",
+            error_class="WorkerLost",
         )
         return
     # Claimable, not discarded, tries left, yet the swap missed: the message named another

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -81,7 +82,16 @@ def _count_finished(kind: str, status: str, latency: float) -> None:
     metrics.observe("interviewprep_job_latency_seconds", latency, {"kind": kind})
 
 
-def dead_letter(job: EvaluationJob, subject: Any, *, error: str, tb: str = "") -> None:
+# "Name: message", or that after "Last error: " for a job that ran out of tries.
+ERROR_CLASS = re.compile(r"(?:^|Last error: )([A-Za-z_][\w.]*): ")
+
+
+def error_class_of(error: str) -> str:
+    match = ERROR_CLASS.search(error)
+    return match.group(1)[:100] if match else "unknown"
+
+
+def dead_letter(job: EvaluationJob, subject: Any, *, error: str, tb: str = "", error_class: str | None = None) -> None:
     """Inside the caller's transaction (subject and job locked): the job is dead, its subject
     failed, and a dead letter keeps the context for staff to read and replay."""
     handler = handler_for(job.kind)
@@ -94,6 +104,7 @@ def dead_letter(job: EvaluationJob, subject: Any, *, error: str, tb: str = "") -
             "subject_id": job.subject_id,
             "context": handler.describe(subject),
             "error": error[:4000],
+            "error_class": error_class or error_class_of(error),
             "traceback": tb[-8000:],
             "tries": job.tries,
             "first_try_at": min(tries) if tries else None,

@@ -5,7 +5,8 @@ A handler's methods are called in a fixed order per try: `lock` (inside the clai
 transaction, before the job's row is locked, so every path takes the subject's locks first),
 `discard_reason`, `start`, then `run` outside any transaction, then `record` inside the fenced
 transaction that writes the outcome, and `recorded` after its commit. `failed` and `requeue` run
-when the job is dead-lettered and when staff replay it.
+when the job is dead-lettered and when staff replay it; a replay (and its dry run) asks
+`discard_reason` first, and skips the letter when its subject is no longer wanted.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ class JobHandler(Protocol):
         """The Redis lock that keeps two runs from working on the same thing at once."""
 
     def describe(self, subject: Any) -> dict[str, Any]:
-        """Ids that a dead letter keeps so staff can find what it was about."""
+        """Ids that a dead letter keeps so staff can find what it was about; its "question"
+        (a slug, or None) is what staff group dead letters by."""
 
     def discard_reason(self, subject: Any) -> str | None:
         """Why the job is no longer wanted (e.g. a newer submission), or None."""

@@ -191,7 +191,10 @@ def test_a_dead_lettered_run_fails_names_its_attempt_and_can_be_replayed(api_cli
     body = client.get(f"/api/v1/runs/{run_id}/").json()
     assert (body["status"], body["cases"], body["error"]) == ("failed", [], run.error)
     letter = DeadLetter.objects.get(job=job)
-    assert (letter.kind, letter.context) == ("run", {"run_id": run_id, "attempt_id": attempt.pk})
+    assert (letter.kind, letter.context) == (
+        "run",
+        {"run_id": run_id, "attempt_id": attempt.pk, "question": attempt.question.slug},
+    )
 
     replay = dead_letter_replay(dead_letter_id=letter.pk, user=None)
     run.refresh_from_db()

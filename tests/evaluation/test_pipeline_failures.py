@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from attempts.models import Attempt, Result, Submission
 from evaluation.jobs import jobs_sweep
-from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry, Outbox
+from evaluation.models import DeadLetter, DeadLetterReplay, EvaluationJob, JobStatus, JobTry, Outbox
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 from tests.processes import RedisServer, start_relay, start_worker, wait_for
@@ -217,7 +217,12 @@ def test_poison_job_is_bounded_and_replay_twice_makes_one_job(workers, relay, ad
     letter = DeadLetter.objects.get(job=job)
     assert "gave up after 2 tries" in letter.error
     assert letter.subject_id == submission_id
-    assert letter.context == {"attempt_id": attempt.pk, "submission_id": submission_id}
+    assert letter.context == {
+        "attempt_id": attempt.pk,
+        "submission_id": submission_id,
+        "question": attempt.question.slug,
+    }
+    assert letter.error_class == "WorkerLost"
     assert Submission.objects.get(pk=submission_id).status == "failed"
     assert Attempt.objects.get(pk=attempt.pk).status == "failed"
     assert not Result.objects.exists()
@@ -231,6 +236,12 @@ def test_poison_job_is_bounded_and_replay_twice_makes_one_job(workers, relay, ad
         assert response.status_code == 200
     assert EvaluationJob.objects.filter(kind="evaluate", subject_id=submission_id).count() == 2
     assert EvaluationJob.objects.filter(replay_of=letter).count() == 1
+    assert list(
+        DeadLetterReplay.objects.filter(dead_letter=letter).order_by("id").values_list("outcome", "reason")
+    ) == [
+        ("requeued", ""),
+        ("skipped", "already replayed"),
+    ]
 
 
 def test_transient_failures_then_success_retry_with_growing_delays(workers, relay, assert_invariants):
