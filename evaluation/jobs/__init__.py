@@ -5,6 +5,7 @@ a handler (`register_handler`), and apps reach the machinery only through the na
 from evaluation.jobs.claim import lease_timeout
 from evaluation.jobs.enqueue import job_enqueue, jobs_waiting
 from evaluation.jobs.errors import PermanentJobError, TransientJobError
+from evaluation.jobs.history import jobs_of_subjects
 from evaluation.jobs.liveness import sweep_allowance
 from evaluation.jobs.queue import QueuePosition, job_queue_position
 from evaluation.jobs.registry import JobHandler, register_handler
@@ -22,6 +23,7 @@ __all__ = [
     "job_enqueue",
     "job_queue_position",
     "job_run",
+    "jobs_of_subjects",
     "jobs_sweep",
     "jobs_waiting",
     "lease_timeout",
