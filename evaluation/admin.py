@@ -12,7 +12,7 @@ class JobTryInline(admin.TabularInline):
     model = JobTry
     extra = 0
     can_delete = False
-    fields = ("number", "worker", "started_at", "duration_ms", "outcome", "error")
+    fields = ("number", "worker", "request_id", "started_at", "duration_ms", "outcome", "error")
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -23,7 +23,7 @@ class JobTryInline(admin.TabularInline):
 class EvaluationJobAdmin(admin.ModelAdmin):
     list_display = ("id", "kind", "subject_id", "status", "tries", "max_tries", "heartbeat_at", "updated_at")
     list_filter = ("kind", "status")
-    search_fields = ("id", "subject_id", "correlation_id")
+    search_fields = ("id", "subject_id", "correlation_id", "request_id")
     readonly_fields = [f.name for f in EvaluationJob._meta.fields]
     inlines = [JobTryInline]
     list_select_related = False
