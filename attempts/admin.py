@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from attempts.forms import AdminLoginForm
 from attempts.models import Attempt, IdempotencyRecord, PracticeRequest, Question, Run, StateChange, Submission
@@ -29,7 +31,18 @@ class AttemptAdmin(admin.ModelAdmin):
         "language",
         "drafts",
         "draft_saved_at",
+        "staff_pages",
     )
+
+    @admin.display(description="Staff pages")
+    def staff_pages(self, attempt: Attempt) -> str:
+        if attempt.pk is None:
+            return "-"
+        return format_html(
+            '<a href="{}">Timeline</a> · <a href="{}">Cache diff</a>',
+            reverse("staff-timeline", args=[attempt.pk]),
+            reverse("staff-cache-diff", args=[attempt.pk]),
+        )
 
 
 @admin.register(Submission)

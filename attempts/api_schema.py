@@ -111,6 +111,19 @@ class CacheDiffSerializer(serializers.Serializer):
     cache_error = serializers.CharField(required=False, help_text="Only when Redis did not answer.")
 
 
+class TimelineEventSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    type = serializers.ChoiceField(choices=["request", "state", "try"])
+    summary = serializers.CharField()
+    request_id = serializers.CharField(help_text="The X-Request-ID that caused it; empty when unknown.")
+    details = serializers.JSONField(help_text="By type: the submission or run; actor and reason; job, worker, timings.")
+
+
+class TimelineSerializer(serializers.Serializer):
+    attempt_id = serializers.IntegerField()
+    events = TimelineEventSerializer(many=True, help_text="Oldest first.")
+
+
 class RunAcceptedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=RunStatus.choices)

@@ -39,6 +39,7 @@ from attempts.selectors.questions import (
     question_starter_codes,
 )
 from attempts.selectors.runs import run_accepted_payload, run_get_for_user, run_payload
+from attempts.selectors.timeline import attempt_timeline, timeline_payload
 from attempts.services.accounts import token_obtain, user_register
 from attempts.services.attempts import attempt_create, attempt_draft_save, submission_create
 from attempts.services.idempotency import render_body
@@ -406,6 +407,17 @@ class AttemptCacheDiffApi(APIView):
         if diff["database"] is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
         return Response(diff)
+
+
+class AttemptTimelineApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses={200: shapes.TimelineSerializer})
+    def get(self, request, attempt_id: int):
+        events = attempt_timeline(attempt_id=attempt_id)
+        if events is None:
+            raise NotFound(f"There is no attempt {attempt_id}.")
+        return Response({"attempt_id": attempt_id, "events": timeline_payload(events)})
 
 
 class RunCreateApi(APIView):

@@ -29,6 +29,7 @@ urlpatterns = [
         name="api-mock-interview",
     ),
     path("ops/attempts/<id:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
+    path("ops/attempts/<id:attempt_id>/timeline/", apis.AttemptTimelineApi.as_view(), name="api-timeline"),
     path("submissions/<id:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
     path("runs/<id:run_id>/", apis.RunDetailApi.as_view(), name="api-run"),
     path("progress/", apis_progress.ProgressApi.as_view(), name="api-progress"),

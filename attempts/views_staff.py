@@ -1,4 +1,5 @@
-"""Staff pages: the cache diff of one attempt, for a person (the API gives the same as JSON)."""
+"""Staff pages: the cache diff and the timeline of one attempt, for a person (the API gives the
+same as JSON)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from attempts.cache import attempt_cache_diff
+from attempts.selectors.timeline import attempt_timeline
 
 COMPARED_FIELDS = ("version", "status", "latest_submission_id", "result", "updated_at")
 
@@ -47,3 +49,12 @@ def attempt_cache_diff_page(request: HttpRequest, attempt_id: int) -> HttpRespon
         "database_json": _pretty(database),
     }
     return render(request, "staff/cache_diff.html", context)
+
+
+@never_cache
+@staff_member_required
+def attempt_timeline_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    events = attempt_timeline(attempt_id=attempt_id)
+    if events is None:
+        raise Http404(f"There is no attempt {attempt_id}.")
+    return render(request, "staff/timeline.html", {"attempt_id": attempt_id, "events": events})

@@ -11,6 +11,7 @@ urlpatterns = [
         views_staff.attempt_cache_diff_page,
         name="staff-cache-diff",
     ),
+    path("staff/attempts/<id:attempt_id>/timeline/", views_staff.attempt_timeline_page, name="staff-timeline"),
     path("register/", views.register, name="register"),
     path(
         "login/",

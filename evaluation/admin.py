@@ -15,7 +15,7 @@ from interviewprep.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 
 class JobTryInline(ReadOnlyInline):
     model = JobTry
-    fields = ("number", "worker", "started_at", "duration_ms", "outcome", "error")
+    fields = ("number", "worker", "request_id", "started_at", "duration_ms", "outcome", "error")
     readonly_fields = fields
 
 
@@ -23,7 +23,7 @@ class JobTryInline(ReadOnlyInline):
 class EvaluationJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "subject_id", "status", "tries", "max_tries", "heartbeat_at", "updated_at")
     list_filter = ("kind", "status")
-    search_fields = ("id", "subject_id", "correlation_id")
+    search_fields = ("id", "subject_id", "correlation_id", "request_id")
     inlines = [JobTryInline]
     list_select_related = False
 

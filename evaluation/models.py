@@ -32,7 +32,10 @@ class EvaluationJob(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     discard_reason = models.CharField(max_length=200, blank=True)
+    # The caller's Idempotency-Key, if it sent one (several requests may share it).
     correlation_id = models.CharField(max_length=64, blank=True)
+    # The X-Request-ID of the request that made the job; sent with every message for it.
+    request_id = models.CharField(max_length=64, blank=True)
     # Set on a job made by replaying a dead letter: unique, so replaying twice makes one job.
     replay_of = models.OneToOneField(
         "DeadLetter", null=True, blank=True, on_delete=models.SET_NULL, related_name="replay_job"
@@ -71,6 +74,8 @@ class JobTry(models.Model):
     number = models.PositiveIntegerField()
     lease_token = models.UUIDField()
     worker = models.CharField(max_length=200)
+    # The job's request id, so a try's row and its worker's log lines name the same request.
+    request_id = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)

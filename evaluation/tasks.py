@@ -15,6 +15,7 @@ from evaluation.jobs.liveness import worker_beat_forget, worker_beat_record
 from evaluation.sandbox import current_mode
 from evaluation.sandbox.programs import languages_prepare
 from interviewprep.celery import app
+from interviewprep.logging import log_context
 
 
 @shared_task(name="evaluation.tasks.run_job", bind=True)
@@ -22,7 +23,8 @@ def run_job(self, job_id: int, kind: str | None = None, subject_id: int | None =
     # The pid tells staff (and drills) which child of which worker ran a try. Messages published
     # before kind and subject_id were sent carry the id alone.
     worker = f"{self.request.hostname or 'unknown'}:{os.getpid()}"
-    return job_run(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
+    with log_context(job_id=job_id):
+        return job_run(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
 
 
 logger = logging.getLogger(__name__)

@@ -3,8 +3,10 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_ready
+from celery.signals import before_task_publish, task_postrun, task_prerun, worker_ready
 from django.db import close_old_connections
+
+from interviewprep.logging import current_request_id, log_context_pop, log_context_push, request_id_accept
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interviewprep.settings")
 
@@ -23,6 +25,31 @@ app.conf.CELERY_DB_REUSE_MAX = 1000
 def _check_connections(**_kwargs) -> None:
     # Closed if it broke, left a transaction open, or outlived CONN_MAX_AGE.
     close_old_connections()
+
+
+# The message header that carries the id of the request (or beat tick) that caused a task.
+REQUEST_ID_HEADER = "request_id"
+
+
+@before_task_publish.connect
+def _carry_request_id(headers=None, **_kwargs) -> None:
+    # A publisher that named none (beat, a task sent by hand) gives the work an id of its own.
+    if headers is not None and not headers.get(REQUEST_ID_HEADER):
+        headers[REQUEST_ID_HEADER] = current_request_id() or request_id_accept(None)
+
+
+@task_prerun.connect
+def _bind_request_id(task=None, **_kwargs) -> None:
+    request = task.request
+    request_id = request.get(REQUEST_ID_HEADER)
+    request.log_token = log_context_push(**({"request_id": request_id} if request_id not in (None, "", "-") else {}))
+
+
+@task_postrun.connect
+def _unbind_request_id(task=None, **_kwargs) -> None:
+    token = getattr(task.request, "log_token", None)
+    if token is not None:
+        log_context_pop(token)
 
 
 @worker_ready.connect

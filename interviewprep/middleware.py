@@ -3,9 +3,7 @@ sync-only middleware in the chain would run every request behind it on a thread,
 view's wait included."""
 
 import logging
-import re
 import time
-import uuid
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
@@ -19,10 +17,9 @@ from whitenoise.middleware import WhiteNoiseMiddleware
 
 from interviewprep.api import problem_response
 from interviewprep.body_limit import REFUSED, Refusal, refusal_detail
-from interviewprep.logging import request_id_var
+from interviewprep.logging import log_context_pop, log_context_push, request_id_accept
 
 logger = logging.getLogger("interviewprep.request")
-_VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _TOKEN_SCHEME = TokenAuthentication.keyword.lower().encode()
 
 
@@ -49,20 +46,19 @@ class RequestIdMiddleware(BothChains):
         try:
             return self._end(request, self.get_response(request), started)
         finally:
-            request_id_var.reset(token)
+            log_context_pop(token)
 
     async def _acall(self, request):
         token, started = self._begin(request)
         try:
             return self._end(request, await self.get_response(request), started)
         finally:
-            request_id_var.reset(token)
+            log_context_pop(token)
 
     def _begin(self, request):
         # META, not request.headers: that one builds a dict of every header on first use.
-        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
-        request.request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
-        return request_id_var.set(request.request_id), time.perf_counter()
+        request.request_id = request_id_accept(request.META.get("HTTP_X_REQUEST_ID"))
+        return log_context_push(request_id=request.request_id), time.perf_counter()
 
     def _end(self, request, response, started: float):
         response["X-Request-ID"] = request.request_id

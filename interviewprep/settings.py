@@ -298,12 +298,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"json": {"()": "interviewprep.logging.JsonFormatter"}},
-    "filters": {"request_id": {"()": "interviewprep.logging.RequestIdFilter"}},
+    "filters": {"log_context": {"()": "interviewprep.logging.LogContextFilter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json",
-            "filters": ["request_id"],
+            "filters": ["log_context"],
         }
     },
     "root": {"handlers": ["console"], "level": CONFIG.log_level},

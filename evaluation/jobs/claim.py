@@ -39,6 +39,8 @@ class Claim:
     tries: int
     lock_key: str
     created_at: Any
+    # What its log lines name: the request, the try, and the ids the handler describes.
+    log_ids: dict[str, Any] = field(default_factory=dict)
     # What the handler's `run` needs, read under the claim's locks.
     work: Any = None
     started: float = field(default_factory=time.monotonic)
@@ -94,7 +96,7 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
                 where=claimable(now) & Q(kind=kind, subject_id=subject_id, tries__lt=F("max_tries")),
                 from_statuses=CLAIMED_FROM,
                 to=JobStatus.RUNNING,
-                returning=("tries", "created_at"),
+                returning=("tries", "created_at", "request_id"),
                 tries=F("tries") + 1,
                 lease_token=token,
                 heartbeat_at=now,
@@ -104,12 +106,12 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
         if moved is None:
             _not_claimed(job_id, subject, now)
             return None
-        tries, created_at = moved
+        tries, created_at, request_id = moved
         if tries > 1:
             # A takeover: the silent run's try is over, and it counted. (A first try has none.)
             end_abandoned_tries(job_id, "heartbeat stopped (worker died or hung)")
         job_try = JobTry.objects.create(
-            job_id=job_id, number=tries, lease_token=token, worker=worker[:200], started_at=now
+            job_id=job_id, number=tries, lease_token=token, worker=worker[:200], request_id=request_id, started_at=now
         )
         claim = Claim(
             job_id=job_id,
@@ -120,6 +122,7 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
             tries=tries,
             lock_key=handler.lock_key(subject),
             created_at=created_at,
+            log_ids={"request_id": request_id, "job_id": job_id, "try": tries, **handler.describe(subject)},
         )
         claim.work = handler.start(subject, actor=claim.actor, try_number=claim.tries)
     return claim

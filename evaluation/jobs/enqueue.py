@@ -7,18 +7,21 @@ from django.conf import settings
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.queue import WAITING
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus
+from interviewprep.logging import current_request_id
 
 
 def job_enqueue(
     *, kind: str, subject_id: int, correlation_id: str = "", replay_of: DeadLetter | None = None
 ) -> EvaluationJob:
-    """A job and its outbox row, in the caller's transaction; the message goes out after commit."""
+    """A job and its outbox row, in the caller's transaction; the message goes out after commit.
+    The job keeps the id of the request being served (or the job being run) that made it."""
     job = EvaluationJob.objects.create(
         kind=kind,
         subject_id=subject_id,
         status=JobStatus.PENDING,
         max_tries=settings.CONFIG.job_max_tries,
         correlation_id=correlation_id[:64],
+        request_id=current_request_id(),
         replay_of=replay_of,
     )
     outbox_add(job=job)

@@ -20,7 +20,8 @@ from evaluation.jobs.registry import handler_for
 from evaluation.jobs.transitions import jobs_mark_published
 from evaluation.models import EvaluationJob, Outbox
 from interviewprep import metrics
-from interviewprep.celery import app
+from interviewprep.celery import REQUEST_ID_HEADER, app
+from interviewprep.logging import log_context
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ def _send(row: Outbox, producer) -> None:
         kwargs={"kind": row.job.kind, "subject_id": row.job.subject_id},
         queue=row.queue,
         task_id=f"job-{row.job_id}-msg-{row.pk}",
+        # The worker binds it to every line it writes for the job; "-" keeps the publish hook from making one.
+        headers={REQUEST_ID_HEADER: row.job.request_id or "-"},
         producer=producer,
         retry=True,
         retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
@@ -66,7 +69,7 @@ def outbox_publish(*, limit: int = 200) -> int:
         rows = list(
             Outbox.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("job")
-            .only("job_id", "queue", "task_name", "job__kind", "job__subject_id")
+            .only("job_id", "queue", "task_name", "job__kind", "job__subject_id", "job__request_id")
             .filter(published_at__isnull=True, available_at__lte=timezone.now())
             .order_by("available_at", "id")[:limit]
         )
@@ -88,4 +91,7 @@ def outbox_publish(*, limit: int = 200) -> int:
     if failure is not None:
         raise OutboxPublishFailed(f"{len(rows)} rows left for later: {type(failure).__name__}: {failure}") from failure
     metrics.incr("interviewprep_outbox_published_total", amount=len(rows))
+    for row in rows:
+        with log_context(request_id=row.job.request_id, job_id=row.job_id):
+            logger.info("job message published", extra={"queue": row.queue, "outbox_id": row.pk})
     return len(rows)

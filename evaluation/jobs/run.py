@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection
 
 from evaluation.jobs import faults
-from evaluation.jobs.claim import job_claim, lease_timeout
+from evaluation.jobs.claim import Claim, job_claim, lease_timeout
 from evaluation.jobs.errors import PermanentJobError, TransientJobError
 from evaluation.jobs.heartbeat import Heartbeat
 from evaluation.jobs.locks import SubjectLock
@@ -22,6 +23,7 @@ from evaluation.jobs.outcomes import (
     job_record,
 )
 from evaluation.jobs.registry import handler_for
+from interviewprep.logging import log_context
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,18 @@ def job_run(*, job_id: int, worker: str, kind: str | None = None, subject_id: in
     (an older message has only the id, and the claim reads them)."""
     claim = _claim(job_id, worker, kind, subject_id)
     if claim is None:
+        logger.info("job delivery skipped: nothing to claim", extra={"job_id": job_id})
         return "skipped"
+    with log_context(**claim.log_ids):
+        result = _run_claimed(claim)
+        logger.info(
+            "job try ended",
+            extra={"outcome": result, "duration_ms": round((time.monotonic() - claim.started) * 1000, 2)},
+        )
+    return result
+
+
+def _run_claimed(claim: Claim) -> str:
     lock = SubjectLock(claim.lock_key, str(claim.token), ttl_seconds=lease_timeout())
     if not lock.acquire():
         return job_defer_for_lock(claim, within=lease_timeout())
@@ -70,7 +83,7 @@ def job_run(*, job_id: int, worker: str, kind: str | None = None, subject_id: in
     except PermanentJobError as exc:
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     except Exception as exc:  # noqa: BLE001 - an unknown error is a bug or bad data: no blind retries
-        logger.exception("job failed permanently", extra={"job_id": job_id})
+        logger.exception("job failed permanently")
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     finally:
         # After the outcome's commit and its `recorded` step, which ran on commit.

@@ -1,0 +1,105 @@
+"""One attempt's timeline for staff: the requests that made its submissions and runs, every
+state change, and every try of their jobs, in time order."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+
+from attempts.models import Attempt, Run, StateChange, Submission
+from attempts.services.attempts import EVALUATE
+from attempts.services.runs import RUN
+from evaluation.jobs import jobs_of_subjects
+
+# Within one instant, the request first, then what it changed, then the tries it caused.
+_ORDER = {"request": 0, "state": 1, "try": 2}
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    at: datetime
+    type: str  # "request", "state" or "try"
+    summary: str
+    request_id: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def attempt_timeline(*, attempt_id: int) -> list[TimelineEvent] | None:
+    """None when there is no such attempt. Six reads, however long the attempt's history."""
+    if not Attempt.objects.filter(pk=attempt_id).exists():
+        return None
+    submissions = list(
+        Submission.objects.filter(attempt_id=attempt_id).values("pk", "created_at", "language", "idempotency_key")
+    )
+    runs = list(Run.objects.filter(attempt_id=attempt_id).values("pk", "created_at", "language"))
+    jobs = jobs_of_subjects([(EVALUATE, [s["pk"] for s in submissions]), (RUN, [r["pk"] for r in runs])])
+    # The request that made a submission or run is the one its first job keeps.
+    made_by = {}
+    for job in jobs:
+        made_by.setdefault((job.kind, job.subject_id), job.request_id)
+    events = [
+        TimelineEvent(
+            at=s["created_at"],
+            type="request",
+            summary=f"submit: submission {s['pk']} ({s['language']})",
+            request_id=made_by.get((EVALUATE, s["pk"]), ""),
+            details={"submission_id": s["pk"], "idempotency_key": s["idempotency_key"]},
+        )
+        for s in submissions
+    ]
+    events += [
+        TimelineEvent(
+            at=r["created_at"],
+            type="request",
+            summary=f"run: run {r['pk']} ({r['language']})",
+            request_id=made_by.get((RUN, r["pk"]), ""),
+            details={"run_id": r["pk"]},
+        )
+        for r in runs
+    ]
+    events += [_state_event(change) for change in _state_changes(attempt_id, submissions, runs)]
+    events += [_try_event(job, job_try) for job in jobs for job_try in job.job_tries.all()]
+    events.sort(key=lambda event: (event.at, _ORDER[event.type]))
+    return events
+
+
+def _state_changes(attempt_id: int, submissions: list[dict], runs: list[dict]) -> list[StateChange]:
+    wanted = Q(entity="attempt", object_id=attempt_id)
+    if submissions:
+        wanted |= Q(entity="submission", object_id__in=[s["pk"] for s in submissions])
+    if runs:
+        wanted |= Q(entity="run", object_id__in=[r["pk"] for r in runs])
+    return list(StateChange.objects.filter(wanted).order_by("id"))
+
+
+def _state_event(change: StateChange) -> TimelineEvent:
+    return TimelineEvent(
+        at=change.created_at,
+        type="state",
+        summary=f"{change.entity} {change.object_id}: {change.from_status} → {change.to_status}",
+        details={"actor": change.actor, "reason": change.reason},
+    )
+
+
+def _try_event(job, job_try) -> TimelineEvent:
+    return TimelineEvent(
+        at=job_try.started_at,
+        type="try",
+        summary=f"{job.kind} job {job.pk}, try {job_try.number}: {job_try.outcome}",
+        request_id=job_try.request_id,
+        details={
+            "job_id": job.pk,
+            "subject_id": job.subject_id,
+            "worker": job_try.worker,
+            "finished_at": job_try.finished_at,
+            "duration_ms": job_try.duration_ms,
+            "error": job_try.error,
+        },
+    )
+
+
+def timeline_payload(events: list[TimelineEvent]) -> list[dict[str, Any]]:
+    return [asdict(event) for event in events]
