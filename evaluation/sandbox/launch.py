@@ -19,6 +19,7 @@ whole worker, which costs more than the extra exec.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import marshal
 import math
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaluation.evaluators.base import TransientEvaluationError
+from evaluation.sandbox.request import BoxRequest
 from evaluation.sandbox.slots import slot_held, slot_uid
 
 PYTHON = "/usr/bin/python3"
@@ -49,7 +51,6 @@ RESULT_CAP = 16 << 20
 DRAIN_GRACE_S = 0.2
 KILL_GRACE_S = 2.0
 TMP_BYTES = 8 << 20
-MARSHAL_VERSION = 4
 PREPARE_TIMEOUT_S = 30.0
 # Takes the harness's code object off stdin (4-byte length, then marshal) and runs it; the
 # harness then reads its request from the rest of stdin.
@@ -253,12 +254,6 @@ def _sweep_uid(uid: int) -> None:
         pass
 
 
-def framed(message: Any) -> bytes:
-    """A message for the harness's stdin: a 4-byte length, then marshal."""
-    data = marshal.dumps(message, MARSHAL_VERSION)
-    return len(data).to_bytes(4, "little") + data
-
-
 def _parse_events(data: bytes | bytearray) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     for line in bytes(data).split(b"\n"):
@@ -282,7 +277,7 @@ class _Later(NamedTuple):
 
 def launch(
     layers: Layers,
-    request: dict[str, Any],
+    request: BoxRequest,
     *,
     cpu_limit_s: float,
     memory_bytes: int,
@@ -312,20 +307,20 @@ def launch(
     if layers.seccomp and ready.seccomp_bpf is None:
         raise TransientEvaluationError(f"no seccomp filter: {ready.why_no_seccomp}")
     filters = ready.seccomp_bpf or {}
-    payload = {
-        **request,
-        "seccomp": layers.seccomp,
-        "seccomp_bpf": filters.get(profile) if layers.seccomp or request.get("probe") else None,
+    boxed = dataclasses.replace(
+        request,
+        seccomp=layers.seccomp,
+        seccomp_bpf=filters.get(profile) if layers.seccomp or request.probe else None,
         # A supervisor's children run the answer: each loads the program's filter on top.
-        "child_seccomp_bpf": filters.get("program") if layers.seccomp and profile == "supervisor" else None,
-        "landlock": layers.landlock,
-        "cpu_limit": float(cpu_limit_s),
-        "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),
-        "memory_bytes": int(memory_bytes),
+        child_seccomp_bpf=filters.get("program") if layers.seccomp and profile == "supervisor" else None,
+        landlock=layers.landlock,
+        cpu_limit=float(cpu_limit_s),
+        cpu_hard_limit=cpu_hard_limit(cpu_limit_s),
+        memory_bytes=int(memory_bytes),
         # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
-        "parent_pid": 0 if layers.bwrap else os.getpid(),
-    }
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload) + stdin_tail
+        parent_pid=0 if layers.bwrap else os.getpid(),
+    )
+    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + boxed.framed() + stdin_tail
     second = _Later(later, release or (lambda event: False)) if later is not None else None
     if slot is not None:
         return _launch_as(layers, bwrap, slot, blob, second, wall_s, binds)

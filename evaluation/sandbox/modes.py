@@ -21,6 +21,7 @@ import threading
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.sandbox.launch import Layers, bwrap_path, forget_prepared, launch
+from evaluation.sandbox.request import BoxRequest
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ _probed = False
 
 def _probe_once(layers: Layers) -> Layers | None:
     try:
-        run = launch(layers, {"probe": True}, cpu_limit_s=1.0, memory_bytes=64 << 20, wall_s=PROBE_WALL_S)
+        run = launch(layers, BoxRequest(probe=True), cpu_limit_s=1.0, memory_bytes=64 << 20, wall_s=PROBE_WALL_S)
     except TransientEvaluationError as exc:
         logger.warning("sandbox probe %s could not start: %s", layers.name, exc)
         return None

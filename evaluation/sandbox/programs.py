@@ -37,8 +37,9 @@ from typing import Any
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.languages import LANGUAGES, Language, Signature, encode_tests, language_versions
 from evaluation.languages.base import PRINT_LIMIT
-from evaluation.sandbox.launch import Bind, Layers, RawRun, framed, launch
+from evaluation.sandbox.launch import Bind, Layers, RawRun, launch
 from evaluation.sandbox.modes import layers_for
+from evaluation.sandbox.request import BoxRequest, ProgramExec, framed
 from evaluation.sandbox.runner import (
     MAX_CPU_LIMIT_S,
     HarnessRun,
@@ -100,28 +101,9 @@ def _loaders() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _program_request(
-    *, argv: list[str], env: dict[str, str], cwd: str, rules: list[list[str]], memory: str, processes: int,
-    file_bytes: int, results_on_stdout: bool,
-) -> dict[str, Any]:  # fmt: skip
-    return {
-        "probe": False,
-        "exec": {
-            "argv": argv,
-            "env": env,
-            "cwd": cwd,
-            "rules": rules,
-            "memory": memory,
-            "processes": processes,
-            "file_bytes": file_bytes,
-            "results_on_stdout": results_on_stdout,
-        },
-    }
-
-
 def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: str, answer: str) -> Compiled:
     host_paths = [[path, "r"] for path in language.host_paths]
-    request = _program_request(
+    compiler = ProgramExec(
         argv=language.compile_argv(box),
         env=language.compile_env(box),
         cwd=box,
@@ -133,7 +115,7 @@ def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: 
     )
     raw: RawRun = launch(
         layers,
-        request,
+        BoxRequest(exec=compiler),
         cpu_limit_s=language.compile_cpu_s,
         memory_bytes=language.compile_memory_mb << 20,
         wall_s=wall_limit_for(language.compile_cpu_s),
@@ -292,7 +274,7 @@ def _run(
     executable = language.executable(box)
     rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
     rules += [[loader, "x"] for loader in _loaders()] + [[path, "r"] for path in language.host_paths]
-    request = _program_request(
+    program = ProgramExec(
         argv=language.run_argv(box, memory_mb),
         env=language.run_env(box),
         cwd=box,
@@ -301,12 +283,13 @@ def _run(
         processes=language.processes,
         file_bytes=RUN_FILE_BYTES,
         results_on_stdout=True,
+        per_test=language.fresh_process,
     )
     if language.fresh_process:  # the harness starts the program for each line, each one test
-        request["exec"]["per_test"] = True
-        request |= {"tests": shown_lines, "more": len(hidden_lines)}
+        request = BoxRequest(exec=program, tests=shown_lines, more=len(hidden_lines))
         stdin_tail, later, profile = b"", framed(hidden_lines) if hidden_lines else None, "supervisor"
     else:  # the program reads the one line of the shown tests, then that of the hidden ones
+        request = BoxRequest(exec=program)
         stdin_tail, later, profile = shown_lines[0], hidden_lines[0] if hidden_lines else None, "program"
     return launch(
         layers,

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
-from evaluation.sandbox.launch import EXIT_CPU, MARSHAL_VERSION, Layers, RawRun, cpu_hard_limit, framed, launch
+from evaluation.sandbox.launch import EXIT_CPU, Layers, RawRun, cpu_hard_limit, launch
 from evaluation.sandbox.modes import forget_probe, layers_for
+from evaluation.sandbox.request import MARSHAL_VERSION, BoxRequest, framed
 
 STARTUP_ALLOWANCE_S = 1.0
 MAX_CPU_LIMIT_S = 30.0
@@ -163,10 +164,9 @@ def run_harness(
         hidden = [marshal.dumps(list(args), MARSHAL_VERSION) for args in hidden_args]
     except ValueError as exc:
         raise PermanentEvaluationError(f"test arguments are not plain data: {exc}") from exc
-    request = {"probe": False, "code": code, "function": function, "tests": blobs, "more": len(hidden)}
     raw = launch(
         layers,
-        request,
+        BoxRequest(code=code, function=function, tests=blobs, more=len(hidden)),
         cpu_limit_s=cpu_limit_s,
         memory_bytes=memory_bytes,
         wall_s=wall_limit_for(cpu_limit_s),
