@@ -1,6 +1,6 @@
 """Cost of the sandbox per submission, side by side with the same harness run bare.
 
-A 20-test accepted submission goes through `run_harness` (every layer the machine offers)
+A 20-test accepted submission goes through `run_python` (every layer the machine offers)
 and, alternately, through the same harness started as a plain `/usr/bin/python3 -I -S`
 child with no layer at all. The ratio is the sandbox's price; the target is at most 2.5x.
 CPU per run (this process plus its reaped children, user + system) is printed beside wall
@@ -34,7 +34,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from evaluation.sandbox import current_mode, run_harness  # noqa: E402
+from evaluation.sandbox import current_mode, run_python  # noqa: E402
 from evaluation.sandbox.launch import BOOTSTRAP, PYTHON, Layers, RawRun, launch, prepared  # noqa: E402
 from evaluation.sandbox.modes import current_layers  # noqa: E402
 from evaluation.sandbox.request import MARSHAL_VERSION, BoxRequest  # noqa: E402
@@ -79,7 +79,7 @@ BARE = Layers(bwrap=False, uid=False, seccomp=False, landlock=False)
 
 
 def sandboxed() -> None:
-    run = run_harness(code=ANSWER, function="two_sum", tests_args=TESTS, cpu_limit_s=2, memory_limit_mb=256)
+    run = run_python(code=ANSWER, function="two_sum", tests_args=TESTS, cpu_limit_s=2, memory_limit_mb=256)
     assert run.ended == "completed" and all(t is not None and t.status == "ok" for t in run.tests), run
 
 
@@ -94,7 +94,7 @@ def bare() -> None:
 
 def plain() -> None:
     """The same harness, started the same way, as a plain `python3 -I -S` child: no slot, no caps, no layers."""
-    harness = prepared().harness
+    harness = prepared().warden
     request = dataclasses.replace(REQUEST, cpu_limit=2.0, cpu_hard_limit=3, memory_bytes=256 << 20)
     blob = len(harness).to_bytes(4, "little") + harness + request.framed()
     read_end, write_end = os.pipe()

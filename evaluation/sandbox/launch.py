@@ -1,18 +1,22 @@
-"""Start one harness process inside the chosen layers, feed it, watch it, and reap it.
+"""Start one box inside the chosen layers, feed it, watch it, and reap it.
+
+The box's process is the warden (`_warden.py`): Debian's python3, which locks itself down and
+then runs a Python answer's tests, or execs a program (a compiler, or a language's harness
+with the answer), or supervises one per test.
 
 Everything the box sends back is read through caps (never `capture_output=True`, which
 buffers without bound and hangs while an orphan holds the pipe), the wall-clock deadline is
 kept here, the whole process group is killed on expiry, and the process is reaped with
 `os.wait4` so its rusage can tell CPU time-outs from wall time-outs and memory failures.
 
-The host writes no file for the box: the harness's compiled code, then the answer and the
+The host writes no file for the box: the warden's compiled code, then the answer and the
 tests' arguments go through stdin, results come back on an inherited pipe, so there is no
 host path a planted symlink could redirect. A second message (`later`) may follow on stdin,
 sent only once `release` has accepted an event the box reported; `RawRun.released_at` says
 how many events had arrived by then, which are the only ones that cannot depend on it.
 
 Per-run cost is kept down by doing once per worker what every box would repeat (compiling
-the harness, building the seccomp filter: see `_prepare.py`), and by dropping to the slot's
+the warden, building the seccomp filter: see `_prepare.py`), and by dropping to the slot's
 uid with `unshare --setuid` so that subprocess can vfork: `user=` makes it fork (copy) the
 whole worker, which costs more than the extra exec.
 """
@@ -45,22 +49,22 @@ from evaluation.sandbox.slots import slot_held, slot_uid
 PYTHON = "/usr/bin/python3"
 EXIT_SETUP = 3
 EXIT_CPU = 99
-STREAM_CAP = 1 << 20  # raw stdout/stderr: the harness captures print(); this is os.write(1, ...)
+STREAM_CAP = 1 << 20  # raw stdout/stderr: the warden captures print(); this is os.write(1, ...)
 STREAM_KEEP = 4096
 RESULT_CAP = 16 << 20
 DRAIN_GRACE_S = 0.2
 KILL_GRACE_S = 2.0
 TMP_BYTES = 8 << 20
 PREPARE_TIMEOUT_S = 30.0
-# Takes the harness's code object off stdin (4-byte length, then marshal) and runs it; the
-# harness then reads its request from the rest of stdin.
+# Takes the warden's code object off stdin (4-byte length, then marshal) and runs it; the
+# warden then reads its request from the rest of stdin.
 BOOTSTRAP = """import marshal, posix
 def _exact(size):
     data = b""
     while len(data) < size:
         chunk = posix.read(0, size - len(data))
         if not chunk:
-            raise EOFError("stdin ended inside the harness's code")
+            raise EOFError("stdin ended inside the warden's code")
         data += chunk
     return data
 exec(marshal.loads(_exact(int.from_bytes(_exact(4), "little"))))
@@ -90,7 +94,7 @@ class Layers:
 @dataclass
 class RawRun:
     events: list[dict[str, Any]]
-    exit_code: int | None  # the harness's exit code, None when it died of a signal
+    exit_code: int | None  # the box's exit code, None when it died of a signal
     signal: int | None
     cpu_s: float
     max_rss_kb: int
@@ -107,18 +111,18 @@ class RawRun:
 
 
 def cpu_hard_limit(cpu_limit_s: float) -> int:
-    """Whole seconds for RLIMIT_CPU, whose SIGKILL backs up the harness's exact timer."""
+    """Whole seconds for RLIMIT_CPU, whose SIGKILL backs up the warden's exact timer."""
     return math.ceil(cpu_limit_s) + 1
 
 
 @cache
-def harness_source() -> str:
-    return Path(__file__).with_name("_harness.py").read_text(encoding="utf-8")
+def warden_source() -> str:
+    return Path(__file__).with_name("_warden.py").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
 class Prepared:
-    harness: bytes  # the harness's code object, marshalled by PYTHON itself
+    warden: bytes  # the warden's code object, marshalled by PYTHON itself
     seccomp_bpf: dict[str, bytes] | None  # by profile (see `_prepare.py`); None: python3-seccomp is missing here
     why_no_seccomp: str
 
@@ -147,13 +151,13 @@ def _prepare() -> Prepared:
     try:
         # Only the project's own code runs here, so plain capturing is fine (unlike the box's output).
         done = subprocess.run(
-            [PYTHON, "-I", "-S", "-B", "-c", source], input=harness_source().encode("utf-8"),
+            [PYTHON, "-I", "-S", "-B", "-c", source], input=warden_source().encode("utf-8"),
             capture_output=True, env={}, cwd="/", timeout=PREPARE_TIMEOUT_S, check=False,
         )  # fmt: skip
         if done.returncode != 0:
             raise ValueError(f"exit {done.returncode}: {done.stderr[-300:].decode('utf-8', 'replace')}")
-        harness, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
-        if not isinstance(harness, bytes) or not isinstance(why, str):
+        warden, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
+        if not isinstance(warden, bytes) or not isinstance(why, str):
             raise ValueError("unexpected output")
         if programs is not None and (
             not isinstance(programs, dict)
@@ -161,8 +165,8 @@ def _prepare() -> Prepared:
         ):
             raise ValueError("a seccomp filter is not a BPF program")
     except (OSError, subprocess.SubprocessError, ValueError, EOFError, TypeError) as exc:
-        raise TransientEvaluationError(f"the sandbox's harness could not be prepared: {exc}") from exc
-    return Prepared(harness, programs, why)
+        raise TransientEvaluationError(f"the sandbox's warden could not be prepared: {exc}") from exc
+    return Prepared(warden, programs, why)
 
 
 @cache
@@ -289,13 +293,13 @@ def launch(
     stdin_tail: bytes = b"",
     slot: int | None = None,
 ) -> RawRun:
-    """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start.
+    """Run one box under `layers`; raise TransientEvaluationError if it cannot start.
 
-    `stdin_tail` follows the harness's request on stdin (the tests of a program the harness
-    execs). With `later`, those bytes are sent once `release` returns True for an event; the
-    box reads them when it is done with the first part. `profile` picks the seccomp filter
-    (see `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot
-    the caller already holds (a compile and its run share one uid and one directory).
+    `stdin_tail` follows the request on stdin (the tests of a program the warden execs).
+    With `later`, those bytes are sent once `release` returns True for an event; the box
+    reads them when it is done with the first part. `profile` picks the seccomp filter (see
+    `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot the
+    caller already holds (a compile and its run share one uid and one directory).
     """
     as_root = os.geteuid() == 0
     if layers.uid and not as_root:
@@ -317,10 +321,10 @@ def launch(
         cpu_limit=float(cpu_limit_s),
         cpu_hard_limit=cpu_hard_limit(cpu_limit_s),
         memory_bytes=int(memory_bytes),
-        # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
+        # Without bwrap's --die-with-parent the warden arms PDEATHSIG itself.
         parent_pid=0 if layers.bwrap else os.getpid(),
     )
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + boxed.framed() + stdin_tail
+    blob = len(ready.warden).to_bytes(4, "little") + ready.warden + boxed.framed() + stdin_tail
     second = _Later(later, release or (lambda event: False)) if later is not None else None
     if slot is not None:
         return _launch_as(layers, bwrap, slot, blob, second, wall_s, binds)

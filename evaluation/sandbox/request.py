@@ -1,6 +1,6 @@
 """What the launcher sends into the box, typed, and the one place it is serialised.
 
-`_harness.py` runs standalone in the box and imports nothing of the project, so it reads a
+`_warden.py` runs standalone in the box and imports nothing of the project, so it reads a
 plain dict: the field names below are its keys (tests/evaluation/test_sandbox_request.py
 holds the two lists to each other). Messages are a 4-byte length, then marshal.
 """

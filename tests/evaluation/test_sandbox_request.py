@@ -1,6 +1,6 @@
-"""The box's request has one list of keys: the dataclasses' fields are what `_harness.py` reads.
+"""The box's request has one list of keys: the dataclasses' fields are what `_warden.py` reads.
 
-`_harness.py` runs standalone in the box and reads a plain dict, so nothing but this test
+`_warden.py` runs standalone in the box and reads a plain dict, so nothing but this test
 holds its keys to `BoxRequest` and `ProgramExec`.
 """
 
@@ -17,7 +17,7 @@ from evaluation.sandbox.request import BoxRequest, ProgramExec
 
 pytestmark = pytest.mark.nodb
 
-IN_BOX = Path(__file__).resolve().parents[2] / "evaluation" / "sandbox" / "_harness.py"
+IN_BOX = Path(__file__).resolve().parents[2] / "evaluation" / "sandbox" / "_warden.py"
 
 
 def _read_key(node: ast.AST) -> tuple[ast.expr, str] | None:
@@ -41,7 +41,7 @@ def _is_name(node: ast.expr, name: str) -> bool:
 
 
 def keys_read() -> tuple[set[str], set[str]]:
-    """The request's keys and its `exec` part's, as `_harness.py` reads them (`request`, and
+    """The request's keys and its `exec` part's, as `_warden.py` reads them (`request`, and
     `program` or `request["exec"]` for the part)."""
     request: set[str] = set()
     program: set[str] = set()
