@@ -27,7 +27,7 @@ import django  # noqa: E402
 django.setup()
 
 from evaluation.languages import LANGUAGES, language_versions, signature_parse  # noqa: E402
-from evaluation.sandbox import current_mode, run_harness  # noqa: E402
+from evaluation.sandbox import current_mode, run_python  # noqa: E402
 from evaluation.sandbox.programs import run_program  # noqa: E402
 
 TESTS = 20
@@ -47,7 +47,7 @@ def _children_cpu() -> float:
 def _once(language: str, answer: str, args: list[list[object]]) -> tuple[float, float]:
     cpu, started = _children_cpu(), time.perf_counter()
     if language == "python":
-        run = run_harness(code=answer, function="sum_of_list", tests_args=args, cpu_limit_s=2, memory_limit_mb=256)
+        run = run_python(code=answer, function="sum_of_list", tests_args=args, cpu_limit_s=2, memory_limit_mb=256)
     else:
         done = run_program(
             language=LANGUAGES[language], signature=SIGNATURE, answer=answer, tests_args=args, cpu_limit_s=2,

@@ -1,6 +1,6 @@
 """Cost of the sandbox per submission, side by side with the same harness run bare.
 
-A 20-test accepted submission goes through `run_harness` (every layer the machine offers)
+A 20-test accepted submission goes through `run_python` (every layer the machine offers)
 and, alternately, through the same harness started as a plain `/usr/bin/python3 -I -S`
 child with no layer at all. The ratio is the sandbox's price; the target is at most 2.5x.
 CPU per run (this process plus its reaped children, user + system) is printed beside wall
@@ -16,6 +16,7 @@ the cost of one re-run timed directly in `/usr/bin/python3`.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 import resource
@@ -33,9 +34,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from evaluation.sandbox import current_mode, run_harness  # noqa: E402
-from evaluation.sandbox.launch import BOOTSTRAP, PYTHON, Layers, RawRun, framed, launch, prepared  # noqa: E402
+from evaluation.sandbox import current_mode, run_python  # noqa: E402
+from evaluation.sandbox.launch import BOOTSTRAP, PYTHON, Layers, RawRun, launch, prepared  # noqa: E402
 from evaluation.sandbox.modes import current_layers  # noqa: E402
+from evaluation.sandbox.request import MARSHAL_VERSION, BoxRequest  # noqa: E402
 
 TARGET_RATIO = 2.5
 ANSWER = """
@@ -77,16 +79,11 @@ BARE = Layers(bwrap=False, uid=False, seccomp=False, landlock=False)
 
 
 def sandboxed() -> None:
-    run = run_harness(code=ANSWER, function="two_sum", tests_args=TESTS, cpu_limit_s=2, memory_limit_mb=256)
+    run = run_python(code=ANSWER, function="two_sum", tests_args=TESTS, cpu_limit_s=2, memory_limit_mb=256)
     assert run.ended == "completed" and all(t is not None and t.status == "ok" for t in run.tests), run
 
 
-REQUEST = {
-    "probe": False,
-    "code": ANSWER,
-    "function": "two_sum",
-    "tests": [marshal.dumps(args, 4) for args in TESTS],
-}
+REQUEST = BoxRequest(code=ANSWER, function="two_sum", tests=[marshal.dumps(args, MARSHAL_VERSION) for args in TESTS])
 
 
 def bare() -> None:
@@ -97,11 +94,9 @@ def bare() -> None:
 
 def plain() -> None:
     """The same harness, started the same way, as a plain `python3 -I -S` child: no slot, no caps, no layers."""
-    harness = prepared().harness
-    blob = len(harness).to_bytes(4, "little") + harness + framed(
-        {**REQUEST, "seccomp": False, "landlock": False, "cpu_limit": 2.0, "cpu_hard_limit": 3,
-         "memory_bytes": 256 << 20, "parent_pid": 0},
-    )  # fmt: skip
+    harness = prepared().warden
+    request = dataclasses.replace(REQUEST, cpu_limit=2.0, cpu_hard_limit=3, memory_bytes=256 << 20)
+    blob = len(harness).to_bytes(4, "little") + harness + request.framed()
     read_end, write_end = os.pipe()
     try:
         subprocess.run(
@@ -121,7 +116,7 @@ def plain() -> None:
 
 def in_layers(answer: str, *, fresh: bool) -> Callable[[], None]:
     """The submission under the probed layers, its top level run again per test or not."""
-    request = {**REQUEST, "code": answer, "fresh_module": fresh}
+    request = dataclasses.replace(REQUEST, code=answer, fresh_module=fresh)
 
     def run() -> None:
         layers = current_layers()

@@ -46,4 +46,4 @@ def test_the_wheel_carries_every_module_and_file_of_the_packages(tmp_path):
     expected = _package_files(source)
     assert expected - carried == set(), "left out of the wheel"
     assert any("/migrations/0001_" in name for name in carried)
-    assert "evaluation/sandbox/_harness.py" in carried
+    assert "evaluation/sandbox/_warden.py" in carried

@@ -43,7 +43,7 @@ from evaluation.evaluators.reference import reference_values
 from evaluation.languages import DEFAULT_LANGUAGE, LANGUAGES, SignatureError, language_about, signature_parse
 from evaluation.languages.base import EXCERPT_CHARS
 from evaluation.languages.types import args_problem
-from evaluation.sandbox import HarnessRun, LoadError, TestRun, run_harness
+from evaluation.sandbox import BoxRun, LoadError, TestRun, run_python
 from evaluation.sandbox.programs import run_program
 from evaluation.sandbox.runner import wall_limit_for
 from interviewprep.errors import InvalidInput
@@ -223,7 +223,7 @@ def _load_error(error: LoadError) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _Executed:
-    run: HarnessRun | None  # None when the compiler refused the answer
+    run: BoxRun | None  # None when the compiler refused the answer
     compile_error: dict[str, Any] | None
     language: dict[str, Any]  # {"id", "name", "version"}
     times: dict[str, Any]  # {"compile_ms", "run_ms", "compile_cached"}: limited and reported apart
@@ -241,7 +241,7 @@ def _execute(ordered: list[_Case], shown: int, *, answer: str, spec: _Spec, lang
         "memory_limit_mb": spec.memory_limit_mb,
     }
     if LANGUAGES[language].in_process:
-        run = run_harness(code=answer, function=spec.function, **common)
+        run = run_python(code=answer, function=spec.function, **common)
         times = {"compile_ms": None, "run_ms": round(run.wall_s * 1000, 1), "compile_cached": False}
         return _Executed(run, None, about, times)
     if spec.signature is None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluation.sandbox import run_harness
+from evaluation.sandbox import run_python
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def reference_values(
 ) -> list[ReferenceValue] | None:
     """The reference's value on each input, or how it failed there; None when the reference
     does not load (the bank's fault, not the candidate's: the inputs then run unjudged)."""
-    run = run_harness(
+    run = run_python(
         code=reference, function=function, tests_args=inputs, cpu_limit_s=cpu_limit_s, memory_limit_mb=memory_limit_mb
     )
     if run.load_error is not None:

@@ -7,7 +7,7 @@ the rest the same way for every language: isolation, limits, the test protocol, 
 
 A generated harness reads the tests' arguments as one line of tokens on stdin (the shown
 tests; a second line, the hidden ones, arrives only after every shown test has reported) and
-writes one JSON event per line to stdout, as `evaluation/sandbox/_harness.py` does for Python:
+writes one JSON event per line to stdout, as `evaluation/sandbox/_warden.py` does for Python:
   {"e":"loaded"}   then, per test,
   {"e":"test","i":n,"s":"ok"|"error"|"memory"|"output"|"badvalue","v":<JSON>,"t":ms,"o":"printed","msg":"error"}
   {"e":"done"}
@@ -25,7 +25,7 @@ from evaluation.languages.types import Signature, Type, camel
 VERSION_TIMEOUT_S = 20.0
 
 # What every harness holds a run to, in every language: the templates get them filled in
-# (`templates.LIMITS`). `evaluation/sandbox/_harness.py` runs standalone in the box and keeps
+# (`templates.LIMITS`). `evaluation/sandbox/_warden.py` runs standalone in the box and keeps
 # its own copy (tests/evaluation/test_harness_templates.py holds it equal).
 EXCERPT_CHARS = 1024  # of what a test printed and of a message, as reported
 PRINT_LIMIT = 1 << 20  # what the whole run may print (bytes; characters in JavaScript and Python)
@@ -42,15 +42,15 @@ class Language:
     version_pattern: ClassVar[str] = r"(\d+\.\d+(?:\.\d+)?)"
     comment: ClassVar[str] = "//"
 
-    # What runs the answer. True: the sandbox's own harness, in its process (`run_harness`,
-    # `evaluation/sandbox/_harness.py`); no sources, compile or program of the language's.
+    # What runs the answer. True: the sandbox's warden, in its own process (`run_python`,
+    # `evaluation/sandbox/_warden.py`); no sources, compile or program of the language's.
     # False: a program, `sources` written to a box, compiled when `compiled`, run as `run_argv`
     # (`evaluation/sandbox/programs.py`).
     in_process: ClassVar[bool] = False
     # The box's limits beyond the question's own (whose CPU limit is for Python-like speed).
     compiled: ClassVar[bool] = True
     # True: only a new process resets the answer's globals, so each test runs in one of its own
-    # (evaluation/sandbox/_harness.py, `_supervise`); else the harness resets them in-process.
+    # (evaluation/sandbox/_warden.py, `_supervise`); else the harness resets them in-process.
     fresh_process: ClassVar[bool] = False
     cpu_factor: ClassVar[float] = 1.0
     cpu_extra_s: ClassVar[float] = 0.0  # the runtime's own start-up, before any test

@@ -1,7 +1,7 @@
 """Java: the candidate writes `class Solution` with an instance method; a harness class
 (`InterviewPrepMain.java`, its template in `harness/` filled from the signature) reads the
 tests' arguments, calls a fresh `new Solution()` per test on a thread with a big stack, and
-writes the JSON events of `evaluation/sandbox/_harness.py`.
+writes the JSON events of `evaluation/sandbox/_warden.py`.
 
 Both files are compiled by one javac run in the box; the run is one JVM (`java -cp box
 InterviewPrepMain`). javac reads and writes files through NIO, whose FileDispatcherImpl makes

@@ -1,4 +1,4 @@
-"""Python: the answer runs in the in-process harness of `evaluation/sandbox/_harness.py`."""
+"""Python: the answer runs in the box's warden itself, `evaluation/sandbox/_warden.py`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The code runner's sandbox: one locked-down harness process per submission.
+"""The code runner's sandbox: one locked-down box per submission.
 
 Layers (docs/sandbox.md says what each one blocks):
 bubblewrap (fresh namespaces, only /usr visible, read-only, sized /tmp) run as a per-slot
@@ -9,6 +9,6 @@ means candidate code is never run.
 """
 
 from evaluation.sandbox.modes import REFUSED, current_mode, forget_probe
-from evaluation.sandbox.runner import HarnessRun, LoadError, TestRun, run_harness
+from evaluation.sandbox.runner import BoxRun, LoadError, TestRun, run_python
 
-__all__ = ["REFUSED", "HarnessRun", "LoadError", "TestRun", "current_mode", "forget_probe", "run_harness"]
+__all__ = ["REFUSED", "BoxRun", "LoadError", "TestRun", "current_mode", "forget_probe", "run_python"]

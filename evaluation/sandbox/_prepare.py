@@ -1,21 +1,21 @@
 """Run once per worker process, on the host, by the box's own `/usr/bin/python3 -I -S`.
 
-It does the work every box used to repeat: compiling the harness (~3 ms of a ~16 ms run)
+It does the work every box used to repeat: compiling the warden (~3 ms of a ~16 ms run)
 and building the seccomp filter with Debian's python3-seccomp (~1 ms). It is never imported
 by the project and runs only the project's own code, before any candidate code exists.
 
-stdin: the harness's source. stdout: one marshal blob, a tuple of plain values (any Python
+stdin: the warden's source. stdout: one marshal blob, a tuple of plain values (any Python
 can read it) holding
-  the harness's code object as marshal bytes (made by this interpreter: the box's bytecode),
+  the warden's code object as marshal bytes (made by this interpreter: the box's bytecode),
   the seccomp filters by profile, each a raw BPF program (libseccomp's `export_bpf`), or None,
   why there are no filters, or "".
-Profiles: "python" (the answer runs inside the harness: no new process, no exec), "program"
-(the harness execs one compiled answer or runtime, which Landlock then confines to that one
-file: no new process), "supervisor" (the harness starts that program afresh for each test, so
+Profiles: "python" (the answer runs inside the warden: no new process, no exec), "program"
+(the warden execs one compiled answer or runtime, which Landlock then confines to that one
+file: no new process), "supervisor" (the warden starts that program afresh for each test, so
 it may fork; each child loads "program" on top before it execs), "compile" (a compiler
 driver starts its passes: processes and exec allowed, bounded by RLIMIT_NPROC and Landlock;
 still no sockets).
-The harness loads the program with prctl(PR_SET_SECCOMP); the probe then proves it loads.
+The warden loads the program with prctl(PR_SET_SECCOMP); the probe then proves it loads.
 Only a missing python3-seccomp means "no filter"; any other failure exits non-zero, and the
 parent then runs nothing.
 """
@@ -72,8 +72,8 @@ def _filter(seccomp, profile):
         # ENOSYS, not EPERM: glibc's pthread_create then falls back to clone(), checked above.
         rules.add_rule(seccomp.ERRNO(38), "clone3")
     if profile == "python":
-        # The CPU-limit timer and its handler stay as the harness set them. A program the
-        # harness execs gets default actions at exec, and some runtimes (Go) must install
+        # The CPU-limit timer and its handler stay as the warden set them. A program the
+        # warden execs gets default actions at exec, and some runtimes (Go) must install
         # their own handlers or die: RLIMIT_CPU's hard limit bounds them instead.
         for signum in (_signal.SIGPROF, _signal.SIGXCPU):
             rules.add_rule(eperm, "rt_sigaction", seccomp.Arg(0, seccomp.EQ, signum))
@@ -101,7 +101,7 @@ def _export(rules):
 
 def _main():
     source = sys.stdin.buffer.read().decode("utf-8")
-    harness = compile(source, "<harness>", "exec", dont_inherit=True)
+    warden = compile(source, "<warden>", "exec", dont_inherit=True)
     programs, why = None, ""
     try:
         seccomp = _import_seccomp()
@@ -110,7 +110,7 @@ def _main():
         why = "python3-seccomp is not installed: " + str(exc)
     if programs is not None and any(not p or len(p) % 8 for p in programs.values()):
         programs, why = None, "libseccomp exported no BPF program"
-    sys.stdout.buffer.write(marshal.dumps((marshal.dumps(harness), programs, why)))
+    sys.stdout.buffer.write(marshal.dumps((marshal.dumps(warden), programs, why)))
     sys.stdout.buffer.flush()
 
 

@@ -1,29 +1,35 @@
-"""Start one harness process inside the chosen layers, feed it, watch it, and reap it.
+"""Start one box inside the chosen layers, feed it, watch it, and reap it.
+
+The box's process is the warden (`_warden.py`): Debian's python3, which locks itself down and
+then runs a Python answer's tests, or execs a program (a compiler, or a language's harness
+with the answer), or supervises one per test.
 
 Everything the box sends back is read through caps (never `capture_output=True`, which
 buffers without bound and hangs while an orphan holds the pipe), the wall-clock deadline is
 kept here, the whole process group is killed on expiry, and the process is reaped with
 `os.wait4` so its rusage can tell CPU time-outs from wall time-outs and memory failures.
 
-The host writes no file for the box: the harness's compiled code, then the answer and the
+The host writes no file for the box: the warden's compiled code, then the answer and the
 tests' arguments go through stdin, results come back on an inherited pipe, so there is no
 host path a planted symlink could redirect. A second message (`later`) may follow on stdin,
 sent only once `release` has accepted an event the box reported; `RawRun.released_at` says
 how many events had arrived by then, which are the only ones that cannot depend on it.
 
 Per-run cost is kept down by doing once per worker what every box would repeat (compiling
-the harness, building the seccomp filter: see `_prepare.py`), and by dropping to the slot's
+the warden, building the seccomp filter: see `_prepare.py`), and by dropping to the slot's
 uid with `unshare --setuid` so that subprocess can vfork: `user=` makes it fork (copy) the
 whole worker, which costs more than the extra exec.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import marshal
 import math
 import os
 import re
+import resource
 import selectors
 import shutil
 import signal
@@ -34,31 +40,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaluation.evaluators.base import TransientEvaluationError
+from evaluation.sandbox.request import BoxRequest
 from evaluation.sandbox.slots import slot_held, slot_uid
 
 PYTHON = "/usr/bin/python3"
 EXIT_SETUP = 3
 EXIT_CPU = 99
-STREAM_CAP = 1 << 20  # raw stdout/stderr: the harness captures print(); this is os.write(1, ...)
+STREAM_CAP = 1 << 20  # raw stdout/stderr: the warden captures print(); this is os.write(1, ...)
 STREAM_KEEP = 4096
 RESULT_CAP = 16 << 20
 DRAIN_GRACE_S = 0.2
 KILL_GRACE_S = 2.0
 TMP_BYTES = 8 << 20
-MARSHAL_VERSION = 4
 PREPARE_TIMEOUT_S = 30.0
-# Takes the harness's code object off stdin (4-byte length, then marshal) and runs it; the
-# harness then reads its request from the rest of stdin.
+# Takes the warden's code object off stdin (4-byte length, then marshal) and runs it; the
+# warden then reads its request from the rest of stdin.
 BOOTSTRAP = """import marshal, posix
 def _exact(size):
     data = b""
     while len(data) < size:
         chunk = posix.read(0, size - len(data))
         if not chunk:
-            raise EOFError("stdin ended inside the harness's code")
+            raise EOFError("stdin ended inside the warden's code")
         data += chunk
     return data
 exec(marshal.loads(_exact(int.from_bytes(_exact(4), "little"))))
@@ -88,7 +94,7 @@ class Layers:
 @dataclass
 class RawRun:
     events: list[dict[str, Any]]
-    exit_code: int | None  # the harness's exit code, None when it died of a signal
+    exit_code: int | None  # the box's exit code, None when it died of a signal
     signal: int | None
     cpu_s: float
     max_rss_kb: int
@@ -105,18 +111,18 @@ class RawRun:
 
 
 def cpu_hard_limit(cpu_limit_s: float) -> int:
-    """Whole seconds for RLIMIT_CPU, whose SIGKILL backs up the harness's exact timer."""
+    """Whole seconds for RLIMIT_CPU, whose SIGKILL backs up the warden's exact timer."""
     return math.ceil(cpu_limit_s) + 1
 
 
 @cache
-def harness_source() -> str:
-    return Path(__file__).with_name("_harness.py").read_text(encoding="utf-8")
+def warden_source() -> str:
+    return Path(__file__).with_name("_warden.py").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
 class Prepared:
-    harness: bytes  # the harness's code object, marshalled by PYTHON itself
+    warden: bytes  # the warden's code object, marshalled by PYTHON itself
     seccomp_bpf: dict[str, bytes] | None  # by profile (see `_prepare.py`); None: python3-seccomp is missing here
     why_no_seccomp: str
 
@@ -145,13 +151,13 @@ def _prepare() -> Prepared:
     try:
         # Only the project's own code runs here, so plain capturing is fine (unlike the box's output).
         done = subprocess.run(
-            [PYTHON, "-I", "-S", "-B", "-c", source], input=harness_source().encode("utf-8"),
+            [PYTHON, "-I", "-S", "-B", "-c", source], input=warden_source().encode("utf-8"),
             capture_output=True, env={}, cwd="/", timeout=PREPARE_TIMEOUT_S, check=False,
         )  # fmt: skip
         if done.returncode != 0:
             raise ValueError(f"exit {done.returncode}: {done.stderr[-300:].decode('utf-8', 'replace')}")
-        harness, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
-        if not isinstance(harness, bytes) or not isinstance(why, str):
+        warden, programs, why = marshal.loads(done.stdout)  # noqa: S302 - our own program's output
+        if not isinstance(warden, bytes) or not isinstance(why, str):
             raise ValueError("unexpected output")
         if programs is not None and (
             not isinstance(programs, dict)
@@ -159,8 +165,8 @@ def _prepare() -> Prepared:
         ):
             raise ValueError("a seccomp filter is not a BPF program")
     except (OSError, subprocess.SubprocessError, ValueError, EOFError, TypeError) as exc:
-        raise TransientEvaluationError(f"the sandbox's harness could not be prepared: {exc}") from exc
-    return Prepared(harness, programs, why)
+        raise TransientEvaluationError(f"the sandbox's warden could not be prepared: {exc}") from exc
+    return Prepared(warden, programs, why)
 
 
 @cache
@@ -252,12 +258,6 @@ def _sweep_uid(uid: int) -> None:
         pass
 
 
-def framed(message: Any) -> bytes:
-    """A message for the harness's stdin: a 4-byte length, then marshal."""
-    data = marshal.dumps(message, MARSHAL_VERSION)
-    return len(data).to_bytes(4, "little") + data
-
-
 def _parse_events(data: bytes | bytearray) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     for line in bytes(data).split(b"\n"):
@@ -272,9 +272,16 @@ def _parse_events(data: bytes | bytearray) -> list[dict[str, Any]]:
     return events
 
 
+class _Later(NamedTuple):
+    """A second message for stdin, sent once `release` returns True for an event."""
+
+    message: bytes
+    release: Callable[[dict[str, Any]], bool]
+
+
 def launch(
     layers: Layers,
-    request: dict[str, Any],
+    request: BoxRequest,
     *,
     cpu_limit_s: float,
     memory_bytes: int,
@@ -286,13 +293,13 @@ def launch(
     stdin_tail: bytes = b"",
     slot: int | None = None,
 ) -> RawRun:
-    """Run the harness once under `layers`; raise TransientEvaluationError if it cannot start.
+    """Run one box under `layers`; raise TransientEvaluationError if it cannot start.
 
-    `stdin_tail` follows the harness's request on stdin (the tests of a program the harness
-    execs). With `later`, those bytes are sent once `release` returns True for an event; the
-    box reads them when it is done with the first part. `profile` picks the seccomp filter
-    (see `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot
-    the caller already holds (a compile and its run share one uid and one directory).
+    `stdin_tail` follows the request on stdin (the tests of a program the warden execs).
+    With `later`, those bytes are sent once `release` returns True for an event; the box
+    reads them when it is done with the first part. `profile` picks the seccomp filter (see
+    `_prepare.py`); `binds` are host paths the box sees (with bwrap). `slot` is a slot the
+    caller already holds (a compile and its run share one uid and one directory).
     """
     as_root = os.geteuid() == 0
     if layers.uid and not as_root:
@@ -304,21 +311,21 @@ def launch(
     if layers.seccomp and ready.seccomp_bpf is None:
         raise TransientEvaluationError(f"no seccomp filter: {ready.why_no_seccomp}")
     filters = ready.seccomp_bpf or {}
-    payload = {
-        **request,
-        "seccomp": layers.seccomp,
-        "seccomp_bpf": filters.get(profile) if layers.seccomp or request.get("probe") else None,
+    boxed = dataclasses.replace(
+        request,
+        seccomp=layers.seccomp,
+        seccomp_bpf=filters.get(profile) if layers.seccomp or request.probe else None,
         # A supervisor's children run the answer: each loads the program's filter on top.
-        "child_seccomp_bpf": filters.get("program") if layers.seccomp and profile == "supervisor" else None,
-        "landlock": layers.landlock,
-        "cpu_limit": float(cpu_limit_s),
-        "cpu_hard_limit": cpu_hard_limit(cpu_limit_s),
-        "memory_bytes": int(memory_bytes),
-        # Without bwrap's --die-with-parent the harness arms PDEATHSIG itself.
-        "parent_pid": 0 if layers.bwrap else os.getpid(),
-    }
-    blob = len(ready.harness).to_bytes(4, "little") + ready.harness + framed(payload) + stdin_tail
-    second = (later, release or (lambda event: False)) if later is not None else None
+        child_seccomp_bpf=filters.get("program") if layers.seccomp and profile == "supervisor" else None,
+        landlock=layers.landlock,
+        cpu_limit=float(cpu_limit_s),
+        cpu_hard_limit=cpu_hard_limit(cpu_limit_s),
+        memory_bytes=int(memory_bytes),
+        # Without bwrap's --die-with-parent the warden arms PDEATHSIG itself.
+        parent_pid=0 if layers.bwrap else os.getpid(),
+    )
+    blob = len(ready.warden).to_bytes(4, "little") + ready.warden + boxed.framed() + stdin_tail
+    second = _Later(later, release or (lambda event: False)) if later is not None else None
     if slot is not None:
         return _launch_as(layers, bwrap, slot, blob, second, wall_s, binds)
     with slot_held() as held:
@@ -330,14 +337,14 @@ def _launch_as(
     bwrap: str | None,
     slot: int,
     blob: bytes,
-    second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
+    second: _Later | None,
     wall_s: float,
     binds: tuple[Bind, ...],
 ) -> RawRun:
     uid = slot_uid(slot) if layers.uid else None
     raw: RawRun | None = None
     try:
-        raw = _launch_in_slot(layers, bwrap, uid, blob, second, wall_s, binds)
+        raw = _launch_in_slot(bwrap, uid, blob, second, wall_s, binds)
         return raw
     finally:
         # Without a pid namespace an escaped process would outlive the run; with seccomp none
@@ -348,165 +355,298 @@ def _launch_as(
 
 
 def _launch_in_slot(
-    layers: Layers,
     bwrap: str | None,
     uid: int | None,
     blob: bytes,
-    second: tuple[bytes, Callable[[dict[str, Any]], bool]] | None,
+    second: _Later | None,
     wall_s: float,
     binds: tuple[Bind, ...] = (),
 ) -> RawRun:
-    in_r, in_w = os.pipe2(os.O_CLOEXEC)
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    res_r, res_w = os.pipe2(os.O_CLOEXEC)
-    # bwrap tells the box's pid on this pipe, so a deadline can kill the box itself and let
-    # bwrap reap it: killing bwrap first orphans the box, which lingered as a zombie.
-    info_r, info_w = os.pipe2(os.O_CLOEXEC)
-    argv = [PYTHON, "-I", "-S", "-B", "-c", BOOTSTRAP, str(res_w)]
+    """One box from start to reap: the steps below, in order."""
+    later, release = second if second is not None else (None, None)
+    pipes = _Pipes.open()
+    box = _start_box(pipes, bwrap, uid, binds)
+    streams = _Streams(pipes)
+    deadline = _Deadline(box.proc.pid, box.started + wall_s, streams.child_pid)
+    selector = selectors.DefaultSelector()
+    stdin = _Stdin(selector, pipes.in_w, blob, later)
+    try:
+        exited_at, released_at = _watch(selector, box.pidfd, stdin, streams, deadline, release)
+        returncode, usage = _reap(box.proc, exited_at)
+    finally:
+        selector.close()
+        os.close(box.pidfd)
+        stdin.close()
+        streams.close()
+    wall = time.monotonic() - box.started
+    exit_code, died_of = _exit_and_signal(returncode, via_bwrap=bwrap is not None)
+    return RawRun(
+        events=streams.finish(),
+        exit_code=exit_code,
+        signal=died_of,
+        cpu_s=usage.ru_utime + usage.ru_stime,
+        max_rss_kb=usage.ru_maxrss,
+        wall_s=wall,
+        killed=deadline.killed,
+        stdout_head=bytes(streams.kept[pipes.out_r]),
+        stderr_head=bytes(streams.kept[pipes.err_r]),
+        result_bytes=streams.received[pipes.res_r],
+        released_at=released_at,
+    )
+
+
+@dataclass(frozen=True)
+class _Pipes:
+    """The box's pipes, each a read end and a write end. bwrap tells the box's pid on the info
+    pipe, so a deadline can kill the box itself and let bwrap reap it: killing bwrap first
+    orphans the box, which lingered as a zombie."""
+
+    in_r: int
+    in_w: int
+    out_r: int
+    out_w: int
+    err_r: int
+    err_w: int
+    res_r: int
+    res_w: int
+    info_r: int
+    info_w: int
+
+    @classmethod
+    def open(cls) -> _Pipes:
+        return cls(*(end for _ in range(5) for end in os.pipe2(os.O_CLOEXEC)))
+
+    @property
+    def box_ends(self) -> tuple[int, ...]:
+        return (self.in_r, self.out_w, self.err_w, self.res_w, self.info_w)
+
+    @property
+    def our_ends(self) -> tuple[int, ...]:
+        return (self.in_w, self.out_r, self.err_r, self.res_r, self.info_r)
+
+
+def _close_all(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class _Box:
+    proc: subprocess.Popen[bytes]
+    pidfd: int  # readable once the box has exited
+    started: float
+
+
+def _start_box(pipes: _Pipes, bwrap: str | None, uid: int | None, binds: tuple[Bind, ...]) -> _Box:
+    """Start the box on the pipes' box ends, which are then closed here; on failure every end is."""
+    argv = [PYTHON, "-I", "-S", "-B", "-c", BOOTSTRAP, str(pipes.res_w)]
     if bwrap is not None:
-        argv = _bwrap_argv(bwrap, binds, info_w) + argv
+        argv = _bwrap_argv(bwrap, binds, pipes.info_w) + argv
     argv, identity = _as_uid(argv, uid)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            argv, stdin=in_r, stdout=out_w, stderr=err_w, pass_fds=(res_w, info_w), env={}, cwd="/",
-            close_fds=True, process_group=0, **identity,
+            argv, stdin=pipes.in_r, stdout=pipes.out_w, stderr=pipes.err_w, pass_fds=(pipes.res_w, pipes.info_w),
+            env={}, cwd="/", close_fds=True, process_group=0, **identity,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as exc:
-        for fd in (in_r, in_w, out_r, out_w, err_r, err_w, res_r, res_w, info_r, info_w):
-            os.close(fd)
+        _close_all(pipes.box_ends + pipes.our_ends)
         raise TransientEvaluationError(f"the sandbox could not start: {exc}") from exc
-    for fd in (in_r, out_w, err_w, res_w, info_w):
-        os.close(fd)
+    _close_all(pipes.box_ends)
     try:
         pidfd = os.pidfd_open(proc.pid)
     except OSError as exc:
         _kill_group(proc.pid)
         os.wait4(proc.pid, 0)
         proc.returncode = -9
-        for fd in (in_w, out_r, err_r, res_r, info_r):
-            os.close(fd)
+        _close_all(pipes.our_ends)
         raise TransientEvaluationError(f"pidfd_open failed: {exc}") from exc
+    return _Box(proc, pidfd, started)
 
-    streams = {out_r: bytearray(), err_r: bytearray(), res_r: bytearray(), info_r: bytearray()}
-    caps = {out_r: STREAM_CAP, err_r: STREAM_CAP, res_r: RESULT_CAP, info_r: STREAM_KEEP}
 
-    def kill_box() -> None:
-        found = re.search(rb'"child-pid":\s*(\d+)', streams[info_r])
-        if found is None:
-            _kill_group(proc.pid)
+class _Streams:
+    """What the box sends back, read through caps: stdout and stderr (STREAM_KEEP bytes kept,
+    STREAM_CAP allowed), the result stream (kept up to RESULT_CAP, also its cap) and bwrap's
+    info pipe (STREAM_KEEP kept, no cap). Results are parsed as they arrive, so `release` can
+    see them."""
+
+    def __init__(self, pipes: _Pipes) -> None:
+        self.result, self.info = pipes.res_r, pipes.info_r
+        self.kept: dict[int, bytearray] = {fd: bytearray() for fd in (pipes.out_r, pipes.err_r, self.result, self.info)}
+        self.received = dict.fromkeys(self.kept, 0)
+        self.caps = {pipes.out_r: STREAM_CAP, pipes.err_r: STREAM_CAP, self.result: RESULT_CAP}
+        self.events: list[dict[str, Any]] = []
+        self._parsed = 0  # how much of the result stream is parsed into `events`
+
+    def take(self, fd: int, chunk: bytes) -> list[dict[str, Any]]:
+        """Keep what fits of `chunk`; the events it completes on the result stream."""
+        self.received[fd] += len(chunk)
+        kept = self.kept[fd]
+        base = len(kept)
+        keep = RESULT_CAP if fd == self.result else STREAM_KEEP
+        if base < keep:
+            kept += chunk[: keep - base]
+        if fd != self.result:
+            return []
+        # Only up to the newest newline in this chunk, so a long line is scanned once.
+        end = kept.rfind(b"\n", base) + 1
+        if end <= self._parsed:
+            return []
+        new = _parse_events(kept[self._parsed : end])
+        self._parsed = end
+        self.events += new
+        return new
+
+    def over_cap(self, fd: int) -> bool:
+        return fd in self.caps and self.received[fd] > self.caps[fd]
+
+    def child_pid(self) -> int | None:
+        found = re.search(rb'"child-pid":\s*(\d+)', self.kept[self.info])
+        return None if found is None else int(found.group(1))
+
+    def finish(self) -> list[dict[str, Any]]:
+        """Every event, with those of a last line that has no newline."""
+        self.events += _parse_events(self.kept[self.result][self._parsed :])
+        self._parsed = len(self.kept[self.result])
+        return self.events
+
+    def close(self) -> None:
+        _close_all(tuple(self.kept))
+
+
+class _Deadline:
+    """The kill policy: the box itself is killed on the wall-clock deadline or an output cap
+    (through bwrap's child pid, else the whole group), and the group once `KILL_GRACE_S` past
+    the deadline, should bwrap not end with its box."""
+
+    def __init__(self, pgid: int, at: float, child_pid: Callable[[], int | None]) -> None:
+        self.pgid, self.at, self._child_pid = pgid, at, child_pid
+        self.killed: str | None = None  # "wall" or "output"
+
+    def kill(self, why: str) -> None:
+        if self.killed is not None:
+            return
+        self.killed = why
+        child = self._child_pid()
+        if child is None:
+            _kill_group(self.pgid)
             return
         try:
-            os.kill(int(found.group(1)), signal.SIGKILL)
+            os.kill(child, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-    received = dict.fromkeys(streams, 0)
-    killed: str | None = None
+    def enforce(self, now: float) -> None:
+        """While the box runs."""
+        if now >= self.at:
+            self.kill("wall")
+        if self.killed is not None and now >= self.at + KILL_GRACE_S:
+            _kill_group(self.pgid)  # bwrap did not end with its box
+
+    def select_timeout(self, now: float, exited_at: float | None) -> float:
+        if self.killed is not None:
+            return 0.05
+        return max((exited_at + DRAIN_GRACE_S if exited_at is not None else self.at) - now, 0.01)
+
+
+class _Stdin:
+    """Feeds the box's stdin without blocking: the first part at once, `later` once released.
+    Closed when all is written and nothing more may follow, so the box sees its end."""
+
+    def __init__(self, selector: selectors.BaseSelector, fd: int, blob: bytes, later: bytes | None) -> None:
+        self.selector, self.fd, self.later = selector, fd, later
+        self.pending = memoryview(blob)
+        self.open = True
+        self.released = False
+
+    def writable(self) -> None:
+        try:
+            self.pending = self.pending[os.write(self.fd, self.pending[: 1 << 16]) :]
+        except BlockingIOError:
+            return
+        except BrokenPipeError:
+            self.pending = self.pending[:0]
+        if not self.pending and self.open:
+            self.selector.unregister(self.fd)
+            if self.later is None or self.released:
+                os.close(self.fd)
+                self.open = False
+
+    def release(self, *, send: bool) -> None:
+        self.released = True
+        if self.open and send and self.later is not None:
+            if not self.pending:
+                self.selector.register(self.fd, selectors.EVENT_WRITE)
+            self.pending = memoryview(bytes(self.pending) + self.later)
+
+    def close(self) -> None:
+        if self.open:
+            os.close(self.fd)
+            self.open = False
+
+
+def _watch(
+    selector: selectors.BaseSelector,
+    pidfd: int,
+    stdin: _Stdin,
+    streams: _Streams,
+    deadline: _Deadline,
+    release: Callable[[dict[str, Any]], bool] | None,
+) -> tuple[float | None, int | None]:
+    """The I/O loop, until the box has exited and its streams are drained (or DRAIN_GRACE_S
+    has passed): when it exited, and how many events had arrived when `later` was released."""
+    for fd in (stdin.fd, *streams.kept):
+        os.set_blocking(fd, False)
+    selector.register(stdin.fd, selectors.EVENT_WRITE)
+    for fd in streams.kept:
+        selector.register(fd, selectors.EVENT_READ)
+    selector.register(pidfd, selectors.EVENT_READ)
+    open_readers = set(streams.kept)
     exited_at: float | None = None
-    deadline = started + wall_s
-    pending = memoryview(blob)
-    events: list[dict[str, Any]] = []
-    parsed = 0  # how much of the result stream is parsed into `events`
     released_at: int | None = None
-    selector = selectors.DefaultSelector()
-    try:
-        for fd in (in_w, out_r, err_r, res_r, info_r):
-            os.set_blocking(fd, False)
-        selector.register(in_w, selectors.EVENT_WRITE)
-        for fd in streams:
-            selector.register(fd, selectors.EVENT_READ)
-        selector.register(pidfd, selectors.EVENT_READ)
-        open_readers = set(streams)
-        stdin_open = True
-        while True:
-            now = time.monotonic()
-            if exited_at is not None and (not open_readers or now > exited_at + DRAIN_GRACE_S):
-                break
-            if exited_at is None and now >= deadline and killed is None:
-                killed = "wall"
-                kill_box()
-            if exited_at is None and killed is not None and now >= deadline + KILL_GRACE_S:
-                _kill_group(proc.pid)  # bwrap did not end with its box
-            timeout = (exited_at + DRAIN_GRACE_S if exited_at is not None else deadline) - now
-            for key, _ in selector.select(max(timeout, 0.01) if killed is None else 0.05):
-                fd = key.fd
-                if fd == pidfd:
-                    exited_at = time.monotonic()
-                    selector.unregister(pidfd)
-                elif fd == in_w:
-                    try:
-                        pending = pending[os.write(in_w, pending[: 1 << 16]) :]
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:
-                        pending = pending[:0]
-                    if not pending and stdin_open:
-                        selector.unregister(in_w)
-                        if second is None or released_at is not None:
-                            os.close(in_w)
-                            stdin_open = False
-                else:
-                    try:
-                        chunk = os.read(fd, 1 << 16)
-                    except BlockingIOError:
-                        continue
-                    if not chunk:
-                        selector.unregister(fd)
-                        open_readers.discard(fd)
-                        continue
-                    received[fd] += len(chunk)
-                    keep = caps[fd] if fd == res_r else STREAM_KEEP
-                    kept = streams[fd]
-                    base = len(kept)
-                    if base < keep:
-                        kept += chunk[: keep - base]
-                    if received[fd] > caps[fd] and killed is None and fd != info_r:
-                        killed = "output"
-                        kill_box()
-                    # Results are parsed as they arrive (only up to the newest newline in this
-                    # chunk, so a long line is scanned once) so `release` can see them.
-                    end = kept.rfind(b"\n", base) + 1 if fd == res_r else 0
-                    if end > parsed:
-                        new = _parse_events(kept[parsed:end])
-                        parsed = end
-                        events += new
-                        if second is not None and released_at is None and any(map(second[1], new)):
-                            released_at = len(events)
-                            if stdin_open and killed is None:
-                                if not pending:
-                                    selector.register(in_w, selectors.EVENT_WRITE)
-                                pending = memoryview(bytes(pending) + second[0])
-        if exited_at is None:  # unreachable unless select misbehaves; never leave it running
-            _kill_group(proc.pid)
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        selector.close()
-        os.close(pidfd)
-        if stdin_open:
-            os.close(in_w)
-        for fd in streams:
-            os.close(fd)
-    wall = time.monotonic() - started
+    while True:
+        now = time.monotonic()
+        if exited_at is not None and (not open_readers or now > exited_at + DRAIN_GRACE_S):
+            return exited_at, released_at
+        if exited_at is None:
+            deadline.enforce(now)
+        for key, _ in selector.select(deadline.select_timeout(now, exited_at)):
+            fd = key.fd
+            if fd == pidfd:
+                exited_at = time.monotonic()
+                selector.unregister(pidfd)
+            elif fd == stdin.fd:
+                stdin.writable()
+            else:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    selector.unregister(fd)
+                    open_readers.discard(fd)
+                    continue
+                new = streams.take(fd, chunk)
+                if streams.over_cap(fd):
+                    deadline.kill("output")
+                if release is not None and released_at is None and any(map(release, new)):
+                    released_at = len(streams.events)
+                    stdin.release(send=deadline.killed is None)
+
+
+def _reap(proc: subprocess.Popen[bytes], exited_at: float | None) -> tuple[int, resource.struct_rusage]:
+    """The box's exit code as Popen gives it (a signal's negated) and its rusage."""
+    if exited_at is None:  # unreachable unless select misbehaves; never leave it running
+        _kill_group(proc.pid)
+    _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    exit_code: int | None = proc.returncode
-    died_of: int | None = None
-    if proc.returncode < 0:
-        exit_code, died_of = None, -proc.returncode
-    elif bwrap is not None and proc.returncode > 128:
-        exit_code, died_of = None, proc.returncode - 128  # bwrap reports its child's signal so
-    events += _parse_events(streams[res_r][parsed:])
-    return RawRun(
-        events=events,
-        exit_code=exit_code,
-        signal=died_of,
-        cpu_s=usage.ru_utime + usage.ru_stime,
-        max_rss_kb=usage.ru_maxrss,
-        wall_s=wall,
-        killed=killed,
-        stdout_head=bytes(streams[out_r]),
-        stderr_head=bytes(streams[err_r]),
-        result_bytes=received[res_r],
-        released_at=released_at,
-    )
+    return proc.returncode, usage
+
+
+def _exit_and_signal(returncode: int, *, via_bwrap: bool) -> tuple[int | None, int | None]:
+    """The box's exit code, or the signal it died of (then no exit code)."""
+    if returncode < 0:
+        return None, -returncode
+    if via_bwrap and returncode > 128:
+        return None, returncode - 128  # bwrap reports its child's signal so
+    return returncode, None

@@ -1,8 +1,8 @@
 """Which isolation layers work on this machine, found once per process by trying them.
 
-The probe launches the real harness (so it proves exactly what a submission will get):
+The probe launches the real warden (so it proves exactly what a submission will get):
 first inside bubblewrap, and if bwrap cannot create its namespaces, without it. In both the
-harness reports whether it was handed a seccomp filter (built on the host with Debian's
+warden reports whether it was handed a seccomp filter (built on the host with Debian's
 python3-seccomp, see `_prepare.py`) and which Landlock ABI the kernel offers, then applies
 them. The result is cached; a worker should call `current_mode()` once at start so the first
 submission does not pay for the probe and the preparation (~50 ms) and /healthz can say
@@ -21,6 +21,7 @@ import threading
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.sandbox.launch import Layers, bwrap_path, forget_prepared, launch
+from evaluation.sandbox.request import BoxRequest
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ _probed = False
 
 def _probe_once(layers: Layers) -> Layers | None:
     try:
-        run = launch(layers, {"probe": True}, cpu_limit_s=1.0, memory_bytes=64 << 20, wall_s=PROBE_WALL_S)
+        run = launch(layers, BoxRequest(probe=True), cpu_limit_s=1.0, memory_bytes=64 << 20, wall_s=PROBE_WALL_S)
     except TransientEvaluationError as exc:
         logger.warning("sandbox probe %s could not start: %s", layers.name, exc)
         return None

@@ -1,7 +1,7 @@
 """Answers in a compiled or separately run language: compile in one box, run in another.
 
-Both boxes are the same harness process (`_harness.py`) with the same layers as a Python
-answer; instead of running the answer itself, the harness sets every layer up and then execs
+Both boxes run the same warden (`_warden.py`) with the same layers as a Python answer;
+instead of running the answer itself, the warden sets every layer up and then execs
 the compiler, or the program (the answer with its generated harness). The two share one slot
 (one uid) and one private directory on the host, created for this answer and removed after:
   compile: the directory writable at /box, processes and exec allowed (a compiler driver
@@ -9,8 +9,8 @@ the compiler, or the program (the answer with its generated harness). The two sh
   run:     the directory read-only, /tmp a small tmpfs, no new process, and exec only of the
            one program (Landlock), the question's limits scaled for the runtime. For a
            language whose globals only a new process resets (C++, Go: `fresh_process`), the
-           harness stays as a supervisor and execs the program once per test, the CPU limit
-           shared by all of them (`_harness.py`, `_supervise`).
+           warden stays as a supervisor and execs the program once per test, the CPU limit
+           shared by all of them (`_warden.py`, `_supervise`).
 Compile time and run time are limited and reported apart. A compiled answer's directory is
 kept, keyed by the hash of its sources, the toolchain's version and the compile command, so the
 same code compiles once (a Run, then a Submit); only identical sources share an entry, and it
@@ -37,12 +37,13 @@ from typing import Any
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
 from evaluation.languages import LANGUAGES, Language, Signature, encode_tests, language_versions
 from evaluation.languages.base import PRINT_LIMIT
-from evaluation.sandbox.launch import Bind, Layers, RawRun, framed, launch
+from evaluation.sandbox.launch import Bind, Layers, RawRun, launch
 from evaluation.sandbox.modes import layers_for
+from evaluation.sandbox.request import BoxRequest, ProgramExec, framed
 from evaluation.sandbox.runner import (
     MAX_CPU_LIMIT_S,
-    HarnessRun,
-    harness_run_read,
+    BoxRun,
+    box_run_read,
     release_after,
     wall_limit_for,
 )
@@ -52,7 +53,7 @@ logger = logging.getLogger(__name__)
 
 BOX = "/box"  # where the box sees its directory, with bwrap
 COMPILE_FILE_BYTES = 64 << 20
-RUN_FILE_BYTES = PRINT_LIMIT  # the harness's capture of what the answer prints
+RUN_FILE_BYTES = PRINT_LIMIT  # a language's harness caps what the answer prints at this
 OUTPUT_KEEP = 4096
 
 
@@ -72,7 +73,7 @@ class ProgramRun:
     language: str
     version: str | None
     compiled: Compiled | None  # None for a language that is not compiled
-    run: HarnessRun | None  # None when the compile failed
+    run: BoxRun | None  # None when the compile failed
 
 
 def _scratch_root() -> str:
@@ -100,28 +101,9 @@ def _loaders() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _program_request(
-    *, argv: list[str], env: dict[str, str], cwd: str, rules: list[list[str]], memory: str, processes: int,
-    file_bytes: int, results_on_stdout: bool,
-) -> dict[str, Any]:  # fmt: skip
-    return {
-        "probe": False,
-        "exec": {
-            "argv": argv,
-            "env": env,
-            "cwd": cwd,
-            "rules": rules,
-            "memory": memory,
-            "processes": processes,
-            "file_bytes": file_bytes,
-            "results_on_stdout": results_on_stdout,
-        },
-    }
-
-
 def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: str, answer: str) -> Compiled:
     host_paths = [[path, "r"] for path in language.host_paths]
-    request = _program_request(
+    compiler = ProgramExec(
         argv=language.compile_argv(box),
         env=language.compile_env(box),
         cwd=box,
@@ -133,7 +115,7 @@ def _compile(language: Language, layers: Layers, slot: int, host_dir: str, box: 
     )
     raw: RawRun = launch(
         layers,
-        request,
+        BoxRequest(exec=compiler),
         cpu_limit_s=language.compile_cpu_s,
         memory_bytes=language.compile_memory_mb << 20,
         wall_s=wall_limit_for(language.compile_cpu_s),
@@ -282,17 +264,17 @@ def languages_prepare() -> None:
             prebuilt_for(language_id)
 
 
-def _run(
+def _run_tests(
     language: Language, layers: Layers, slot: int, program_dir: str, run_cpu: float, memory_mb: int,
     shown_lines: list[bytes], hidden_lines: list[bytes], shown: int,
 ) -> RawRun:  # fmt: skip
     """One box for every test: the program runs once for them all, or, for a language whose
-    state only a new process resets (`fresh_process`), once per test under the harness."""
+    state only a new process resets (`fresh_process`), once per test under the warden."""
     box = BOX if layers.bwrap else program_dir
     executable = language.executable(box)
     rules = [["/usr", "r"], [box, "r"], ["/tmp", "rw"], [executable, "x"]]  # noqa: S108 - the box's own
     rules += [[loader, "x"] for loader in _loaders()] + [[path, "r"] for path in language.host_paths]
-    request = _program_request(
+    program = ProgramExec(
         argv=language.run_argv(box, memory_mb),
         env=language.run_env(box),
         cwd=box,
@@ -301,12 +283,13 @@ def _run(
         processes=language.processes,
         file_bytes=RUN_FILE_BYTES,
         results_on_stdout=True,
+        per_test=language.fresh_process,
     )
-    if language.fresh_process:  # the harness starts the program for each line, each one test
-        request["exec"]["per_test"] = True
-        request |= {"tests": shown_lines, "more": len(hidden_lines)}
+    if language.fresh_process:  # the warden starts the program for each line, each one test
+        request = BoxRequest(exec=program, tests=shown_lines, more=len(hidden_lines))
         stdin_tail, later, profile = b"", framed(hidden_lines) if hidden_lines else None, "supervisor"
     else:  # the program reads the one line of the shown tests, then that of the hidden ones
+        request = BoxRequest(exec=program)
         stdin_tail, later, profile = shown_lines[0], hidden_lines[0] if hidden_lines else None, "program"
     return launch(
         layers,
@@ -336,7 +319,7 @@ def run_program(
 ) -> ProgramRun:
     """Compile (if the language is compiled) and run every test of one answer.
 
-    As `run_harness`: shown tests first, hidden ones sent only once every shown test has
+    As `run_python`: shown tests first, hidden ones sent only once every shown test has
     reported, expected values never sent. `cpu_limit_s` and `memory_limit_mb` are the
     question's; the language scales them for its runtime.
     """
@@ -379,7 +362,7 @@ def run_program(
                 if compiled is not None and not compiled.ok:
                     return ProgramRun(language.id, version, compiled, None)
                 program_dir = host_dir
-            raw = _run(
+            raw = _run_tests(
                 language, layers, slot, program_dir, run_cpu, memory_mb, shown_lines, hidden_lines, len(tests_args)
             )
             if key is not None and cached is None:
@@ -389,7 +372,7 @@ def run_program(
                     logger.warning("%s: a compiled answer was not kept: %s", language.name, exc)
         finally:
             shutil.rmtree(host_dir, ignore_errors=True)
-    run = harness_run_read(
+    run = box_run_read(
         layers,
         raw,
         shown=len(tests_args),

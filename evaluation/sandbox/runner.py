@@ -1,4 +1,5 @@
-"""One sandboxed harness run per submission, turned into plain per-test facts.
+"""A Python answer's tests in one sandboxed box, turned into plain per-test facts (and any
+box's events read so: `box_run_read`).
 
 The caller (the code evaluator) judges; this module only reports what each test returned or
 how it failed, and how the run as a whole ended.
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.evaluators.base import PermanentEvaluationError, TransientEvaluationError
-from evaluation.sandbox.launch import EXIT_CPU, MARSHAL_VERSION, Layers, RawRun, cpu_hard_limit, framed, launch
+from evaluation.sandbox.launch import EXIT_CPU, Layers, RawRun, cpu_hard_limit, launch
 from evaluation.sandbox.modes import forget_probe, layers_for
+from evaluation.sandbox.request import MARSHAL_VERSION, BoxRequest, framed
 
 STARTUP_ALLOWANCE_S = 1.0
 MAX_CPU_LIMIT_S = 30.0
@@ -44,7 +46,7 @@ class LoadError:
 
 
 @dataclass(frozen=True)
-class HarnessRun:
+class BoxRun:
     mode: str
     load_error: LoadError | None
     loaded: bool  # the top level ran and defined the function: a stop after this hit a test
@@ -114,7 +116,7 @@ def _ended(
     if raw.exit_code == EXIT_CPU:
         return "cpu"
     cpu_spent = raw.cpu_s >= cpu_limit_s * 0.95
-    # SIGPROF: a program the harness execs keeps its CPU timer, with the default action.
+    # SIGPROF: a program the warden execs keeps its CPU timer, with the default action.
     if raw.signal in (signal.SIGKILL, signal.SIGXCPU, signal.SIGPROF) and cpu_spent:
         return "cpu"
     if raw.killed == "wall":
@@ -137,7 +139,7 @@ def _diagnostic(raw: RawRun) -> str:
     return " ".join(parts)
 
 
-def run_harness(
+def run_python(
     *,
     code: str,
     function: str,
@@ -146,7 +148,7 @@ def run_harness(
     memory_limit_mb: int,
     hidden_args: Sequence[Sequence[Any]] = (),
     mode: str | None = None,
-) -> HarnessRun:
+) -> BoxRun:
     """Run every test of one submission in one sandboxed process.
 
     `tests_args` holds each shown test's positional arguments (plain JSON data), `hidden_args`
@@ -163,10 +165,9 @@ def run_harness(
         hidden = [marshal.dumps(list(args), MARSHAL_VERSION) for args in hidden_args]
     except ValueError as exc:
         raise PermanentEvaluationError(f"test arguments are not plain data: {exc}") from exc
-    request = {"probe": False, "code": code, "function": function, "tests": blobs, "more": len(hidden)}
     raw = launch(
         layers,
-        request,
+        BoxRequest(code=code, function=function, tests=blobs, more=len(hidden)),
         cpu_limit_s=cpu_limit_s,
         memory_bytes=memory_bytes,
         wall_s=wall_limit_for(cpu_limit_s),
@@ -174,7 +175,7 @@ def run_harness(
         release=release_after(len(blobs)),
     )
 
-    return harness_run_read(
+    return box_run_read(
         layers,
         raw,
         shown=len(blobs),
@@ -184,7 +185,7 @@ def run_harness(
     )
 
 
-def harness_run_read(
+def box_run_read(
     layers: Layers,
     raw: RawRun,
     *,
@@ -193,8 +194,8 @@ def harness_run_read(
     cpu_limit_s: float,
     memory_bytes: int,
     crash_reason: Callable[[str], str | None] | None = None,
-) -> HarnessRun:
-    """The facts of one harness run (Python's, or a program's that speaks the same events)."""
+) -> BoxRun:
+    """The facts of one box's run (a Python answer's, or a program's that speaks the same events)."""
     ready = next((n for n, event in enumerate(raw.events) if event["e"] == "ready"), None)
     setup_error = next((e for e in raw.events[:ready] if e["e"] == "setup_error"), None)
     if setup_error is None and ready is not None:  # the program to exec did not start
@@ -232,7 +233,7 @@ def harness_run_read(
             tests[index] = _test_run(event, shown=index < shown)
         elif kind == "done":
             finished = True
-    return HarnessRun(
+    return BoxRun(
         mode=layers.name,
         load_error=load_error,
         loaded=loaded or any(tests),

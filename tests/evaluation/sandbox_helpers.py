@@ -14,7 +14,7 @@ import evaluation.sandbox.programs as programs
 import evaluation.sandbox.slots as slots
 from evaluation.evaluators.base import EvaluationRequest
 from evaluation.evaluators.code import CodeRunnerEvaluator
-from evaluation.sandbox import current_mode, run_harness
+from evaluation.sandbox import current_mode, run_python
 from evaluation.sandbox.modes import layers_for
 from evaluation.sandbox.slots import slot_uid
 from tests.processes import wait_for
@@ -65,7 +65,7 @@ def assert_normal_submission_scores(mode: str | None = None) -> None:
     """Full marks for a known-good answer, and the sandbox still runs in `mode`."""
     outcome = CodeRunnerEvaluator().evaluate(request_for(TWO_SUM, TWO_SUM_SPEC))
     assert outcome.score == 100.0, outcome.details
-    run = run_harness(code=TWO_SUM, function="two_sum", tests_args=[[[3, 3], 6]], cpu_limit_s=1, memory_limit_mb=64)
+    run = run_python(code=TWO_SUM, function="two_sum", tests_args=[[[3, 3], 6]], cpu_limit_s=1, memory_limit_mb=64)
     assert run.mode == (mode or current_mode()) and run.tests[0] is not None and run.tests[0].value == [0, 1]
 
 

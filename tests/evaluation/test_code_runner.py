@@ -12,7 +12,7 @@ import evaluation.sandbox.launch as launch
 import evaluation.sandbox.modes as modes
 from evaluation.evaluators.base import EvaluationOutcome, PermanentEvaluationError
 from evaluation.evaluators.code import CodeRunnerEvaluator, answer_matches
-from evaluation.sandbox import current_mode, run_harness
+from evaluation.sandbox import current_mode, run_python
 from tests.evaluation.sandbox_helpers import (
     TWO_SUM,
     TWO_SUM_SPEC,
@@ -292,7 +292,7 @@ def test_concurrent_runs_never_share_a_uid(monkeypatch):
     uids: list[object] = []
 
     def one() -> None:
-        run = run_harness(code=answer, function="f", tests_args=[[]], cpu_limit_s=1, memory_limit_mb=64)
+        run = run_python(code=answer, function="f", tests_args=[[]], cpu_limit_s=1, memory_limit_mb=64)
         result = run.tests[0]
         uids.append(result.value if result is not None else run.ended)
 
@@ -327,7 +327,7 @@ def test_forced_weaker_mode_is_used_and_stronger_is_ignored(monkeypatch):
         assert current_mode() == "rlimits+uid+seccomp"
         assert_normal_submission_scores("rlimits+uid+seccomp")
         with pytest.raises(PermanentEvaluationError):
-            run_harness(
+            run_python(
                 code="", function="f", tests_args=[], cpu_limit_s=1, memory_limit_mb=64, mode="bwrap+seccomp+landlock"
             )
     finally:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.sandbox import HarnessRun, run_harness
+from evaluation.sandbox import BoxRun, run_python
 
 pytestmark = pytest.mark.nodb
 
 
-def run(answer: str, function: str, tests: int) -> HarnessRun:
+def run(answer: str, function: str, tests: int) -> BoxRun:
     args = [[n] for n in range(tests)]
-    return run_harness(code=answer, function=function, tests_args=args, cpu_limit_s=2, memory_limit_mb=64)
+    return run_python(code=answer, function=function, tests_args=args, cpu_limit_s=2, memory_limit_mb=64)
 
 
-def values(run: HarnessRun) -> list[object]:
+def values(run: BoxRun) -> list[object]:
     assert all(t is not None and t.status == "ok" for t in run.tests), (run.ended, run.tests)
     return [t.value for t in run.tests if t is not None]
 

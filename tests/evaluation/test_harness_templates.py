@@ -191,11 +191,11 @@ def test_no_template_writes_a_shared_limit_itself():
             assert written_out not in text, f"{path.name} writes {written_out!r}: use its placeholder (LIMITS)"
 
 
-def test_the_box_harness_keeps_the_same_limits():
-    """_harness.py runs standalone in the box and cannot import them: its copies must agree."""
-    tree = ast.parse((REPO / "evaluation" / "sandbox" / "_harness.py").read_text(encoding="utf-8"))
+def test_the_warden_keeps_the_same_limits():
+    """_warden.py runs standalone in the box and cannot import them: its copies must agree."""
+    tree = ast.parse((REPO / "evaluation" / "sandbox" / "_warden.py").read_text(encoding="utf-8"))
     values = {
-        node.targets[0].id: eval(compile(ast.Expression(node.value), "_harness.py", "eval"), {"__builtins__": {}})
+        node.targets[0].id: eval(compile(ast.Expression(node.value), "_warden.py", "eval"), {"__builtins__": {}})
         for node in tree.body
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
         and node.targets[0].id in ("EXCERPT_CHARS", "PRINT_LIMIT_CHARS", "VALUE_LIMIT_BYTES")

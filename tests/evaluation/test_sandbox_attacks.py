@@ -18,7 +18,7 @@ import pytest
 import evaluation.sandbox.launch as launch
 import evaluation.sandbox.runner as runner
 from evaluation.evaluators.base import TransientEvaluationError
-from evaluation.sandbox import HarnessRun, run_harness
+from evaluation.sandbox import BoxRun, run_python
 from tests.evaluation.sandbox_helpers import assert_normal_submission_scores, sandbox_modes, slots_watched
 
 pytestmark = [pytest.mark.nodb, pytest.mark.parametrize("mode", sandbox_modes())]
@@ -26,9 +26,9 @@ pytestmark = [pytest.mark.nodb, pytest.mark.parametrize("mode", sandbox_modes())
 REPO = Path(__file__).resolve().parents[2]
 
 
-def attack(mode: str, body: str, *, cpu: float = 1.0, memory_mb: int = 128) -> HarnessRun:
+def attack(mode: str, body: str, *, cpu: float = 1.0, memory_mb: int = 128) -> BoxRun:
     code = "def attack():\n" + textwrap.indent(textwrap.dedent(body), "    ")
-    run = run_harness(code=code, function="attack", tests_args=[[]], cpu_limit_s=cpu, memory_limit_mb=memory_mb)
+    run = run_python(code=code, function="attack", tests_args=[[]], cpu_limit_s=cpu, memory_limit_mb=memory_mb)
     assert run.mode == mode
     return run
 
@@ -42,7 +42,7 @@ def _force_mode(mode, monkeypatch):
     assert_normal_submission_scores(mode)
 
 
-def value_of(run: HarnessRun) -> object:
+def value_of(run: BoxRun) -> object:
     result = run.tests[0]
     assert result is not None, (run.ended, run.diagnostic)
     assert result.status == "ok", (result.status, result.message, result.output)

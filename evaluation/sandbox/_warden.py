@@ -1,4 +1,4 @@
-"""The program that runs inside the box: it locks itself down, then runs the candidate's tests.
+"""The warden, the program each box runs: it locks itself down, then runs the candidate's tests.
 
 It is never imported by the project. `_prepare.py` compiles it once per worker with
 `/usr/bin/python3`, and each box's `-I -S -c` bootstrap reads that code object from stdin
@@ -12,12 +12,13 @@ file's code: messages from the parent, each a 4-byte length then marshal (truste
 first holds the answer, the function name, the shown tests' arguments, how many hidden tests
 follow (`more`), the limits and the seccomp filter `_prepare.py` built. With `more`, a second
 message holds the hidden tests' arguments; the parent sends it only once every shown test
-has reported. Expected values never come here; the parent compares.
+has reported. Expected values never come here; the parent compares. The first message's keys
+are the fields of `request.BoxRequest` (tests/evaluation/test_sandbox_request.py).
 
-With `exec` in the first message, the harness only sets the layers up and then execs that
+With `exec` in the first message, the warden only sets the layers up and then execs that
 program (a compiler, or a compiled answer with its generated harness, see
 `evaluation/languages/base.py`), which reads the rest of stdin itself. With `per_test` in it,
-the harness instead stays as a supervisor that runs the program anew for each test, whose
+the warden instead stays as a supervisor that runs the program anew for each test, whose
 encoded arguments come as the request's `tests` (and the second message's), one line each.
 
 The answer's top level runs once to check it loads, then again in a fresh module before
@@ -238,7 +239,7 @@ def _landlock_abi(syscall):
 
 def _apply_landlock(syscall, abi, rules):
     """Python answers: read-only access to the standard library and its native libraries;
-    a program this harness execs: the host's `rules`, [path, "r" | "x" | "rw"] (read; read and
+    a program the warden execs: the host's `rules`, [path, "r" | "x" | "rw"] (read; read and
     execute; everything). Nothing else.
 
     Every filesystem right the kernel knows is handled, so anything not granted below
@@ -300,7 +301,7 @@ def _apply_seccomp(syscall, machine, program):
 
 def _set_limits(syscall, machine, request):
     # RLIMIT_CPU is the backstop for when the timer's handler cannot run (long C calls).
-    # A program this harness execs brings its own figures; runtimes that reserve much more
+    # A program the warden execs brings its own figures; runtimes that reserve much more
     # address space than they use (JVM, V8, Go) are held by RLIMIT_DATA instead of RLIMIT_AS.
     program = request.get("exec")
     memory = request["memory_bytes"] + (0 if program else INTERPRETER_ALLOWANCE)
@@ -461,7 +462,7 @@ def _failure(exc, printed):
     return "error", _describe(exc)
 
 
-def _run(request):
+def _run_in_process(request):
     printed = _Printed()
     sys.stdout = sys.stderr = printed
     sys.stdin = None
@@ -683,7 +684,7 @@ def _main():
     if request.get("exec"):
         _exec(request["exec"])
     try:
-        _run(request)
+        _run_in_process(request)
     except BaseException as exc:  # noqa: BLE001 - e.g. OutputLimitExceeded raised while emitting
         _emit([("e", '"harness_error"'), ("msg", _text(_describe(exc)))])
     posix._exit(0)
