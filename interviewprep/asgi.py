@@ -84,7 +84,7 @@ class OneThreadASGIHandler(ASGIHandler):
         try:
             set_script_prefix(get_script_prefix(scope))
             request, error_response = self.create_request(scope, body_file)
-            if request is not None and _awaits(request):
+            if request is not None and request_awaits(request):
                 # Django's own handle, which listens for a disconnect while the view awaits.
                 body_file.seek(0)
                 await super().handle(scope, replay_body(body_file.read(), receive), send)
@@ -108,11 +108,11 @@ class OneThreadASGIHandler(ASGIHandler):
         return response
 
 
-# Where `_awaits` leaves the URL it resolved, for the sync handler to use rather than resolve again.
+# Where `request_awaits` leaves the URL it resolved, for the sync handler to use rather than resolve again.
 _RESOLVED = "_interviewprep_resolved"
 
 
-def _awaits(request) -> bool:
+def request_awaits(request) -> bool:
     try:
         match = get_resolver().resolve(request.path_info)
     except Resolver404:

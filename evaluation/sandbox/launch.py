@@ -364,9 +364,9 @@ def _launch_in_slot(
 ) -> RawRun:
     """One box from start to reap: the steps below, in order."""
     later, release = second if second is not None else (None, None)
-    pipes = _Pipes.open()
+    pipes = Pipes.open()
     box = _start_box(pipes, bwrap, uid, binds)
-    streams = _Streams(pipes)
+    streams = Streams(pipes)
     deadline = _Deadline(box.proc.pid, box.started + wall_s, streams.child_pid)
     selector = selectors.DefaultSelector()
     stdin = _Stdin(selector, pipes.in_w, blob, later)
@@ -379,7 +379,7 @@ def _launch_in_slot(
         stdin.close()
         streams.close()
     wall = time.monotonic() - box.started
-    exit_code, died_of = _exit_and_signal(returncode, via_bwrap=bwrap is not None)
+    exit_code, died_of = exit_and_signal(returncode, via_bwrap=bwrap is not None)
     return RawRun(
         events=streams.finish(),
         exit_code=exit_code,
@@ -396,7 +396,7 @@ def _launch_in_slot(
 
 
 @dataclass(frozen=True)
-class _Pipes:
+class Pipes:
     """The box's pipes, each a read end and a write end. bwrap tells the box's pid on the info
     pipe, so a deadline can kill the box itself and let bwrap reap it: killing bwrap first
     orphans the box, which lingered as a zombie."""
@@ -413,7 +413,7 @@ class _Pipes:
     info_w: int
 
     @classmethod
-    def open(cls) -> _Pipes:
+    def open(cls) -> Pipes:
         return cls(*(end for _ in range(5) for end in os.pipe2(os.O_CLOEXEC)))
 
     @property
@@ -437,7 +437,7 @@ class _Box:
     started: float
 
 
-def _start_box(pipes: _Pipes, bwrap: str | None, uid: int | None, binds: tuple[Bind, ...]) -> _Box:
+def _start_box(pipes: Pipes, bwrap: str | None, uid: int | None, binds: tuple[Bind, ...]) -> _Box:
     """Start the box on the pipes' box ends, which are then closed here; on failure every end is."""
     argv = [PYTHON, "-I", "-S", "-B", "-c", BOOTSTRAP, str(pipes.res_w)]
     if bwrap is not None:
@@ -464,13 +464,13 @@ def _start_box(pipes: _Pipes, bwrap: str | None, uid: int | None, binds: tuple[B
     return _Box(proc, pidfd, started)
 
 
-class _Streams:
+class Streams:
     """What the box sends back, read through caps: stdout and stderr (STREAM_KEEP bytes kept,
     STREAM_CAP allowed), the result stream (kept up to RESULT_CAP, also its cap) and bwrap's
     info pipe (STREAM_KEEP kept, no cap). Results are parsed as they arrive, so `release` can
     see them."""
 
-    def __init__(self, pipes: _Pipes) -> None:
+    def __init__(self, pipes: Pipes) -> None:
         self.result, self.info = pipes.res_r, pipes.info_r
         self.kept: dict[int, bytearray] = {fd: bytearray() for fd in (pipes.out_r, pipes.err_r, self.result, self.info)}
         self.received = dict.fromkeys(self.kept, 0)
@@ -589,7 +589,7 @@ def _watch(
     selector: selectors.BaseSelector,
     pidfd: int,
     stdin: _Stdin,
-    streams: _Streams,
+    streams: Streams,
     deadline: _Deadline,
     release: Callable[[dict[str, Any]], bool] | None,
 ) -> tuple[float | None, int | None]:
@@ -643,7 +643,7 @@ def _reap(proc: subprocess.Popen[bytes], exited_at: float | None) -> tuple[int, 
     return proc.returncode, usage
 
 
-def _exit_and_signal(returncode: int, *, via_bwrap: bool) -> tuple[int | None, int | None]:
+def exit_and_signal(returncode: int, *, via_bwrap: bool) -> tuple[int | None, int | None]:
     """The box's exit code, or the signal it died of (then no exit code)."""
     if returncode < 0:
         return None, -returncode

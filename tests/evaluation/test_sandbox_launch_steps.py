@@ -14,10 +14,10 @@ pytestmark = pytest.mark.nodb
 
 @pytest.fixture
 def streams():
-    pipes = launch._Pipes.open()
+    pipes = launch.Pipes.open()
     for fd in pipes.box_ends:
         os.close(fd)
-    found = launch._Streams(pipes)
+    found = launch.Streams(pipes)
     yield pipes, found
     found.close()
     os.close(pipes.in_w)
@@ -61,4 +61,4 @@ def test_the_child_pid_comes_from_bwraps_info_pipe(streams):
     ],
 )
 def test_exit_code_or_signal(returncode, via_bwrap, expected):
-    assert launch._exit_and_signal(returncode, via_bwrap=via_bwrap) == expected
+    assert launch.exit_and_signal(returncode, via_bwrap=via_bwrap) == expected

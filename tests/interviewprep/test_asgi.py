@@ -75,12 +75,12 @@ def test_static_files_and_request_ids_are_served_under_asgi(web: WebServer) -> N
 @pytest.mark.django_db
 def test_only_a_request_that_waits_takes_the_async_chain(rf) -> None:
     """Every other request runs the sync chain in one hop, as cheap as under WSGI."""
-    from interviewprep.asgi import _awaits
+    from interviewprep.asgi import request_awaits
 
-    assert _awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3, "wait": 5}))
-    assert not _awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3}))
-    assert not _awaits(rf.get("/api/v1/questions/"))
-    assert not _awaits(rf.get("/no/such/page/"))
+    assert request_awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3, "wait": 5}))
+    assert not request_awaits(rf.get("/api/v1/attempts/1/", {"min_version": 3}))
+    assert not request_awaits(rf.get("/api/v1/questions/"))
+    assert not request_awaits(rf.get("/no/such/page/"))
 
 
 def test_the_sync_handler_serves_a_request_that_does_not_wait_by_the_sync_twin() -> None:
