@@ -36,6 +36,9 @@ class EvaluationJob(models.Model):
     correlation_id = models.CharField(max_length=64, blank=True)
     # The X-Request-ID of the request that made the job; sent with every message for it.
     request_id = models.CharField(max_length=64, blank=True)
+    # Whose work this is, for fair share (the relay holds back a share's jobs beyond its limit in
+    # flight); blank for work no user waits on, which is never held.
+    share_key = models.CharField(max_length=64, blank=True)
     # Set on a job made by replaying a dead letter: unique, so replaying twice makes one job.
     replay_of = models.OneToOneField(
         "DeadLetter", null=True, blank=True, on_delete=models.SET_NULL, related_name="replay_job"
@@ -51,6 +54,12 @@ class EvaluationJob(models.Model):
             models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated"),
             models.Index(fields=["kind", "subject_id"], name="job_kind_subject"),
+            # The relay's count of each share's jobs in flight.
+            models.Index(
+                fields=["share_key", "kind"],
+                name="job_share_in_flight",
+                condition=Q(status__in=["queued", "running"]) & ~Q(share_key=""),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -40,6 +40,7 @@ class Config:
     evaluate_queue_limit: int
     run_rate: str | None
     run_queue_limit: int
+    jobs_in_flight_per_user: int  # of one kind, in the broker or running; 0: no limit
     run_wait_seconds: float  # how long creating a run waits for its cases before answering 202
     evaluator_faults: dict[str, float]
     job_time_limit: int
@@ -256,6 +257,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         evaluate_queue_limit=_int(env, "EVALUATE_QUEUE_LIMIT", 10000),
         run_rate=_rate(env, "RUN_RATE", "60/min"),
         run_queue_limit=_int(env, "RUN_QUEUE_LIMIT", 1000),
+        jobs_in_flight_per_user=_int(env, "JOBS_IN_FLIGHT_PER_USER", 2),
         run_wait_seconds=_float(env, "RUN_WAIT_SECONDS", 10.0),
         evaluator_faults=parse_faults(env.get("EVALUATOR_FAULTS")),
         job_time_limit=job_time_limit,

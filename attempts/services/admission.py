@@ -87,6 +87,12 @@ def queue_over_limit(*, kind: str) -> int | None:
     return depth if depth >= limit else None
 
 
+def fair_share(user) -> str:
+    """The share a user's jobs are counted in: the relay keeps at most JOBS_IN_FLIGHT_PER_USER
+    of one user's jobs of a kind in flight, so a flood waits behind no one but itself."""
+    return f"user:{user.pk}"
+
+
 def remote_grader_open() -> bool:
     """Whether the remote model's breaker refuses calls now (one Redis round trip)."""
     return remote_model_breaker().state() == "open"

@@ -23,7 +23,7 @@ from attempts.models import (
     SubmissionStatus,
 )
 from attempts.selectors.history import attempt_latest_for_question, percent_of, solves
-from attempts.services.admission import admission_check
+from attempts.services.admission import admission_check, fair_share
 from attempts.services.languages import answer_language_validate
 from attempts.services.mock import mock_deadline_check
 from attempts.services.transitions import transition
@@ -181,7 +181,7 @@ def submission_create(
             record=changes,
         )
         StateChange.objects.bulk_create(changes)
-        job_enqueue(kind=EVALUATE, subject_id=submission.pk, correlation_id=correlation_id)
+        job_enqueue(kind=EVALUATE, subject_id=submission.pk, share_key=fair_share(user), correlation_id=correlation_id)
     return submission
 
 

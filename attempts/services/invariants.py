@@ -101,11 +101,16 @@ CHECKS: list[tuple[str, str, str]] = [
     ),
     (
         "outbox_published_in_time",
-        "no outbox row stays unpublished beyond the bound after it became due",
+        "no outbox row stays unpublished beyond the bound after it became due, but for one waiting"
+        " its turn in fair share behind its share's jobs in flight",
         """
         SELECT o.id AS outbox_id, o.job_id, o.available_at, o.publish_attempts, o.last_error
-        FROM evaluation_outbox o
+        FROM evaluation_outbox o JOIN evaluation_evaluationjob j ON j.id = o.job_id
         WHERE o.published_at IS NULL AND o.available_at < %(outbox_before)s
+          AND NOT (j.share_key <> '' AND EXISTS (
+              SELECT 1 FROM evaluation_evaluationjob f
+              WHERE f.share_key = j.share_key AND f.kind = j.kind AND f.status IN ('queued', 'running')
+          ))
         """,
     ),
     (

@@ -18,6 +18,7 @@ from attempts.models import (
 )
 from attempts.selectors.questions import question_choose_for_practice, question_list
 from attempts.selectors.reviews import review_list_for_user, review_next_upcoming
+from attempts.services.admission import fair_share
 from attempts.services.attempts import attempt_continue_or_create
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
@@ -62,7 +63,7 @@ def practice_request_create(
     due = practice_due_validate(due=due)
     with transaction.atomic():
         request = PracticeRequest.objects.create(user=user, due=due, **filters)
-        job_enqueue(kind=GENERATE, subject_id=request.pk, correlation_id=correlation_id)
+        job_enqueue(kind=GENERATE, subject_id=request.pk, share_key=fair_share(user), correlation_id=correlation_id)
     return request
 
 

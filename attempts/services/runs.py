@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from attempts.cache import attempt_cache_restamp
 from attempts.models import Attempt, QuestionKind, Run, RunStatus
-from attempts.services.admission import admission_check
+from attempts.services.admission import admission_check, fair_share
 from attempts.services.attempts import answer_validate
 from attempts.services.languages import answer_language_validate
 from attempts.services.transitions import transition
@@ -66,7 +66,7 @@ def run_create(
             if attempt.language != language:
                 attempt.language = language
                 attempt.save(update_fields=["language", attempt_cache_restamp(attempt)])
-        job_enqueue(kind=RUN, subject_id=run.pk, correlation_id=correlation_id)
+        job_enqueue(kind=RUN, subject_id=run.pk, share_key=fair_share(user), correlation_id=correlation_id)
     return run
 
 

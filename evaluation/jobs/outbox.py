@@ -5,6 +5,11 @@ NOTIFY, which PostgreSQL delivers only on commit, so the relay wakes at once and
 row, or learns when to wake for a row due later (a retry); a poll every `interval` catches
 whatever it missed (it was down, the broker was). Rows are claimed with SKIP LOCKED, so several
 relays publish each row once. Delivery is at least once; the claim's compare-and-swap makes a duplicate message a no-op.
+
+Fair share: of one share's jobs of one kind (a user's submits, say) at most
+JOBS_IN_FLIGHT_PER_USER are in flight (published and not finished) at a time. The rest wait here,
+unpublished, and go as the share's earlier jobs finish, so a flood queues behind itself while
+anyone else's job goes to the broker at once. Jobs with a blank share are never held.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from evaluation.jobs.registry import handler_for
@@ -41,6 +48,31 @@ def outbox_add(*, job: EvaluationJob, available_at: datetime | None = None) -> O
     return row
 
 
+# The rows a pass may publish: due, and within their share's room. One query, the only place the
+# rule is written. `busy` counts a share's jobs in flight (the partial index job_share_in_flight);
+# `turn` is a row's place among its share's due rows that would add one. A row whose job is in
+# flight already (the sweeper's re-send of a lost message) adds none and always goes: holding it
+# could hold its share for ever. A limit of 0 holds nothing back.
+_PUBLISHABLE = """
+    WITH due AS (
+        SELECT o.id, o.available_at, j.share_key, j.kind, j.status IN ('queued', 'running') AS resent,
+               row_number() OVER (
+                   PARTITION BY j.share_key, j.kind, j.status IN ('queued', 'running') ORDER BY o.available_at, o.id
+               ) AS turn
+        FROM evaluation_outbox o JOIN evaluation_evaluationjob j ON j.id = o.job_id
+        WHERE o.published_at IS NULL AND o.available_at <= %s
+    ), busy AS (
+        SELECT share_key, kind, count(*) AS n FROM evaluation_evaluationjob
+        WHERE status IN ('queued', 'running') AND share_key <> ''
+          AND (share_key, kind) IN (SELECT share_key, kind FROM due WHERE share_key <> '')
+        GROUP BY share_key, kind
+    )
+    SELECT due.id FROM due LEFT JOIN busy USING (share_key, kind)
+    WHERE due.share_key = '' OR %s = 0 OR due.resent OR due.turn <= %s - coalesce(busy.n, 0)
+    ORDER BY due.available_at, due.id LIMIT %s
+"""
+
+
 def _send(row: Outbox, producer) -> None:
     app.send_task(
         row.task_name,
@@ -65,13 +97,15 @@ def outbox_publish(*, limit: int = 200) -> int:
     """Publish up to `limit` rows that are due, each by one publisher; the count published.
     Raises OutboxPublishFailed, once the failure is written on the rows, if the broker failed."""
     failure: Exception | None = None
+    room = settings.CONFIG.jobs_in_flight_per_user
+    publishable = RawSQL(_PUBLISHABLE, (timezone.now(), room, room, limit))  # noqa: S611 - a constant, bound parameters
     with transaction.atomic():
         rows = list(
             Outbox.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("job")
             .only("job_id", "queue", "task_name", "job__kind", "job__subject_id", "job__request_id")
-            .filter(published_at__isnull=True, available_at__lte=timezone.now())
-            .order_by("available_at", "id")[:limit]
+            .filter(pk__in=publishable, published_at__isnull=True)
+            .order_by("available_at", "id")
         )
         if not rows:
             return 0

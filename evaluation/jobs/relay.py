@@ -21,6 +21,10 @@ from evaluation.models import Outbox
 
 logger = logging.getLogger(__name__)
 
+# A row still due after a pass is held back by fair share (or locked by another relay): it goes
+# when a job of its share finishes, which sends no NOTIFY, so the relay looks again this often.
+HELD_POLL = 0.05
+
 
 def _seconds_until_next_due(ceiling: float) -> float:
     due = (
@@ -28,7 +32,7 @@ def _seconds_until_next_due(ceiling: float) -> float:
     ).first()
     if due is None:
         return ceiling
-    return min(ceiling, max(0.0, (due - timezone.now()).total_seconds()))
+    return min(ceiling, max(HELD_POLL, (due - timezone.now()).total_seconds()))
 
 
 def outbox_relay_loop(*, interval: float = 1.0, stop: threading.Event | None = None) -> None:

@@ -147,7 +147,11 @@ def _requeue(letter: DeadLetter, subject: Any, user) -> int:
     handler.requeue(subject, actor=actor, reason=f"replay of dead letter {letter.pk}")
     old = EvaluationJob.objects.get(pk=letter.job_id)
     job = job_enqueue(
-        kind=letter.kind, subject_id=letter.subject_id, correlation_id=old.correlation_id, replay_of=letter
+        kind=letter.kind,
+        subject_id=letter.subject_id,
+        share_key=old.share_key,
+        correlation_id=old.correlation_id,
+        replay_of=letter,
     )
     return job.pk
 
