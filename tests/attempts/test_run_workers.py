@@ -74,9 +74,11 @@ def test_a_run_worker_runs_the_visible_examples_and_custom_inputs(workers, api_c
 
 
 def test_a_run_is_served_while_many_evaluations_wait(workers, api_client_for):
-    # Evaluations waiting on their queue, published, with no worker of theirs running.
-    user, question = UserFactory(), QuestionFactory()
+    # Evaluations waiting on their queue, published, with no worker of theirs running: of many
+    # candidates, since fair share publishes only a few of one user's at a time.
+    question = QuestionFactory()
     for _ in range(100):
+        user = UserFactory()
         submission_create(user=user, attempt_id=AttemptFactory(user=user, question=question).pk, answer="score=5")
     evaluations = EvaluationJob.objects.filter(kind="evaluate")
     workers(queues="run")
