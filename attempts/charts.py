@@ -1,7 +1,8 @@
 """Coordinates for the server-rendered SVG charts (the progress page, the staff dashboard).
 
 The templates only draw what is computed here (polylines, circles, rects), so the page needs no
-chart library and no script, and every number drawn is also in the table beside the chart.
+chart library and no script, and every number drawn is also in words: in the table beside the
+progress charts, and in each dashboard point's title and the latest values below its chart.
 """
 
 from __future__ import annotations
@@ -169,8 +170,10 @@ def _time_chart(
     scale: float = 1.0,
     y_max: float | None = None,
     midpoint: bool = False,
+    summed: bool = False,
 ) -> dict[str, Any]:
-    """One chart of the dashboard's hour: x by time (a bucket drawn at its middle), y from 0."""
+    """One chart of the dashboard's hour: x by time (with `midpoint`, a per-minute bucket drawn at
+    its middle), y from 0; `summed` for counts, whose hour's total means something."""
     span = (dashboard.now - dashboard.since).total_seconds()
     offset = dashboard.bucket_seconds / 2 if midpoint else 0
 
@@ -212,7 +215,7 @@ def _time_chart(
             {"name": name, "value": "—" if value is None else f"{_format(round(value, 3))}{unit}"}
             for name, value in latest.items()
         ],
-        "total": _format(round(total, 3)),
+        "total": _format(round(total, 3)) if summed else None,
     }
 
 
@@ -230,7 +233,13 @@ def dashboard_charts(dashboard: Dashboard) -> list[dict[str, Any]]:
             dashboard.oldest_waiting_history,
         ),
         _time_chart(
-            dashboard, "throughput", "Jobs finished per minute", "", {"finished": dashboard.throughput}, midpoint=True
+            dashboard,
+            "throughput",
+            "Jobs finished per minute",
+            "",
+            {"finished": dashboard.throughput},
+            midpoint=True,
+            summed=True,
         ),
         _time_chart(
             dashboard,
@@ -247,6 +256,7 @@ def dashboard_charts(dashboard: Dashboard) -> list[dict[str, Any]]:
             "",
             {"retries": dashboard.retries, "dead letters": dashboard.dead_letters},
             midpoint=True,
+            summed=True,
         ),
         _time_chart(
             dashboard,
@@ -264,5 +274,6 @@ def dashboard_charts(dashboard: Dashboard) -> list[dict[str, Any]]:
             "",
             {"lock contended": dashboard.lock_contention},
             midpoint=True,
+            summed=True,
         ),
     ]
