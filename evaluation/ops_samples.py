@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.utils import timezone
-from prometheus_client import CollectorRegistry
 
 from evaluation.dashboard import CACHE_OUTCOMES, oldest_waiting_ages
 from evaluation.metrics_view import MultiProcessCounters
@@ -19,16 +18,16 @@ SAMPLE_RETENTION = timedelta(hours=2)
 
 
 def merged_counters() -> dict[str, float]:
-    """The counter totals the dashboard charts, over every process; empty if the folder cannot
-    be read (the dashboard shows a gap, not a zero)."""
+    """The counter totals the dashboard charts, over every process, from one read of the folder;
+    empty if it cannot be read (the dashboard shows a gap, not a zero)."""
     counters = MultiProcessCounters()
-    registry = CollectorRegistry()
-    registry.register(counters)
-    values = {
-        f"cache_{outcome}": registry.get_sample_value("interviewprep_cache_requests_total", {"outcome": outcome}) or 0.0
-        for outcome in CACHE_OUTCOMES
-    }
-    return values if counters.up else {}
+    totals = {f"cache_{outcome}": 0.0 for outcome in CACHE_OUTCOMES}
+    for family in counters.collect():
+        for sample in family.samples:
+            key = f"cache_{sample.labels.get('outcome')}"
+            if sample.name == "interviewprep_cache_requests_total" and key in totals:
+                totals[key] += sample.value
+    return totals if counters.up else {}
 
 
 def ops_sample_take(*, now: datetime | None = None) -> OpsSample:

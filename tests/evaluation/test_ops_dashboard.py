@@ -7,6 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -15,6 +16,7 @@ from evaluation.jobs import registry
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry, OpsSample
 from evaluation.ops_samples import ops_sample_take
 from interviewprep import metrics
+from interviewprep.celery import app
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +164,11 @@ def test_the_ops_api_gives_the_same_figures_to_staff_only(api_client_for):
     assert body["breaker"]["state"] == "closed"
     evaluate = next(kind for kind in body["kinds"] if kind["kind"] == "evaluate")
     assert evaluate["finished"] == 1 and evaluate["succeeded"] == 1
+
+
+def test_the_sample_and_the_invariants_run_on_beat_as_registered_tasks():
+    app.loader.import_default_modules()
+    for entry in ("take-ops-sample", "check-invariants"):
+        scheduled = settings.CELERY_BEAT_SCHEDULE[entry]
+        assert scheduled["task"] in app.tasks
+        assert scheduled["options"]["queue"] == "ops"
