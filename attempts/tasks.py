@@ -1,6 +1,7 @@
 from celery import shared_task
 
 from attempts.services.idempotency import idempotency_records_purge
+from attempts.services.invariants import invariants_check_record
 from attempts.services.reviews import review_due_counts_refresh
 
 
@@ -12,3 +13,8 @@ def purge_idempotency_keys() -> int:
 @shared_task(name="attempts.tasks.refresh_review_due_counts")
 def refresh_review_due_counts() -> int:
     return review_due_counts_refresh()
+
+
+@shared_task(name="attempts.tasks.check_invariants")
+def check_invariants() -> int:
+    return len(invariants_check_record())

@@ -12,6 +12,8 @@ urlpatterns = [
         name="staff-cache-diff",
     ),
     path("staff/attempts/<id:attempt_id>/timeline/", views_staff.attempt_timeline_page, name="staff-timeline"),
+    path("staff/dashboard/", views_staff.ops_dashboard_page, name="staff-dashboard"),
+    path("staff/dashboard/panels/", views_staff.ops_dashboard_panels, name="staff-dashboard-panels"),
     path("register/", views.register, name="register"),
     path(
         "login/",

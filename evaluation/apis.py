@@ -1,4 +1,5 @@
-"""Staff operations on the job machinery: dead letters, their groups and their replay."""
+"""Staff operations on the job machinery: dead letters, their groups and their replay, and the
+dashboard's figures."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluation.dashboard import Dashboard, ops_dashboard
 from evaluation.jobs import (
     DeadLetterFilters,
     ReplayResult,
@@ -207,3 +209,64 @@ class DeadLetterBulkReplayApi(APIView):
             },
             status=status.HTTP_200_OK if dry_run else status.HTTP_202_ACCEPTED,
         )
+
+
+class KindWorkSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    queue = serializers.CharField()
+    waiting = serializers.IntegerField(help_text="Pending, queued or retrying now.")
+    processing = serializers.IntegerField(help_text="Running now.")
+    finished = serializers.IntegerField(help_text="Reached a final state within the hour.")
+    succeeded = serializers.IntegerField()
+    dead = serializers.IntegerField()
+    discarded = serializers.IntegerField()
+    oldest_waiting_seconds = serializers.FloatField(allow_null=True, help_text="Oldest pending or queued job's wait.")
+
+
+SERIES_HELP = "[time, value] pairs, oldest first; value null where nothing was measured."
+
+
+class OpsDashboardSerializer(serializers.Serializer):
+    now = serializers.DateTimeField()
+    since = serializers.DateTimeField()
+    bucket_seconds = serializers.IntegerField()
+    kinds = KindWorkSerializer(many=True)
+    queue_depths = serializers.DictField(child=serializers.IntegerField(), help_text="-1: the broker did not answer.")
+    breaker = serializers.DictField(help_text='{"name", "state": closed | open | half_open, "retry_after"}')
+    throughput = serializers.ListField(help_text="Jobs finished per bucket: " + SERIES_HELP)
+    latency = serializers.DictField(help_text="p50, p95, p99 seconds (created to succeeded) per bucket: " + SERIES_HELP)
+    retries = serializers.ListField(help_text="Tries ended in a transient error per bucket: " + SERIES_HELP)
+    dead_letters = serializers.ListField(help_text="Dead letters per bucket: " + SERIES_HELP)
+    lock_contention = serializers.ListField(help_text="Tries deferred by a held lock per bucket: " + SERIES_HELP)
+    cache_hit_ratio = serializers.ListField(help_text="Hits over cached reads between samples (0-1): " + SERIES_HELP)
+    queue_depth_history = serializers.DictField(help_text="Per queue, sampled: " + SERIES_HELP)
+    oldest_waiting_history = serializers.DictField(help_text="Per kind, seconds, sampled: " + SERIES_HELP)
+    cache_requests = serializers.DictField(child=serializers.IntegerField(), help_text="Cached reads in the hour.")
+
+
+def _series(points) -> list[list]:
+    return [[at, value] for at, value in points]
+
+
+def _dashboard(dashboard: Dashboard) -> dict:
+    return {
+        **{name: getattr(dashboard, name) for name in ("now", "since", "bucket_seconds", "queue_depths", "breaker")},
+        "kinds": dashboard.kinds,
+        "cache_requests": dashboard.cache_requests,
+        **{
+            name: _series(getattr(dashboard, name))
+            for name in ("throughput", "retries", "dead_letters", "lock_contention", "cache_hit_ratio")
+        },
+        **{
+            name: {key: _series(points) for key, points in getattr(dashboard, name).items()}
+            for name in ("latency", "queue_depth_history", "oldest_waiting_history")
+        },
+    }
+
+
+class OpsDashboardApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses={200: OpsDashboardSerializer})
+    def get(self, request):
+        return Response(OpsDashboardSerializer(_dashboard(ops_dashboard())).data)

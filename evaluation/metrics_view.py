@@ -2,7 +2,8 @@
 
 Counters and histograms are every process's, merged from the multiprocess folder by
 prometheus_client (interviewprep.metrics); the gauges are read at scrape time from where the truth
-lives: queue depths from the broker, jobs, outbox and dead letters from PostgreSQL. A broker that
+lives: queue depths from the broker, jobs, outbox and dead letters from PostgreSQL, the breaker's
+state from Redis, the invariants' last outcome from its row. A broker that
 does not answer shows as depth -1, and an unreadable folder as `interviewprep_metrics_store_up 0`,
 rather than failing the scrape.
 """
@@ -13,6 +14,7 @@ import logging
 
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, Metric, generate_latest, multiprocess
@@ -20,6 +22,9 @@ from prometheus_client.core import GaugeMetricFamily
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from evaluation.breaker import remote_model_breaker
+from evaluation.check_outcomes import check_outcome_get
+from evaluation.dashboard import oldest_waiting_ages
 from evaluation.jobs.liveness import sweeper_state, workers_state
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
@@ -77,7 +82,49 @@ def database_gauges() -> list[Gauge]:
             "Dead letters not replayed.",
         )
     )
+    gauges.extend(
+        (
+            "interviewprep_oldest_waiting_job_age_seconds",
+            {"kind": kind},
+            age,
+            "Seconds the oldest pending or queued job of each kind has waited (0: none waits).",
+        )
+        for kind, age in oldest_waiting_ages().items()
+    )
+    # The invariants' row, written by check_invariants (command or beat task); -1: never run.
+    invariants = check_outcome_get(name="invariants")
+    gauges.append(
+        (
+            "interviewprep_invariant_violations",
+            {},
+            -1 if invariants is None else invariants.failures,
+            "Invariants broken at the last check_invariants run (-1: none recorded).",
+        )
+    )
+    gauges.append(
+        (
+            "interviewprep_invariant_check_age_seconds",
+            {},
+            -1 if invariants is None else (timezone.now() - invariants.checked_at).total_seconds(),
+            "Seconds since the last check_invariants run (-1: none recorded).",
+        )
+    )
     return gauges
+
+
+def breaker_gauges() -> list[Gauge]:
+    breaker = remote_model_breaker()
+    state = breaker.state()
+    # One series per state, 1 for the current one, so "open" can be alerted on by itself.
+    return [
+        (
+            "interviewprep_breaker_state",
+            {"breaker": breaker.name, "state": name},
+            1 if name == state else 0,
+            "The circuit breaker's state: 1 for the current one (Redis unreachable reads closed).",
+        )
+        for name in ("closed", "open", "half_open")
+    ]
 
 
 def liveness_gauges(depths: dict[str, int]) -> list[Gauge]:
@@ -130,6 +177,7 @@ class ScrapeGauges:
         ]
         gauges.extend(database_gauges())
         gauges.extend(liveness_gauges(depths))
+        gauges.extend(breaker_gauges())
         gauges.append(("interviewprep_metrics_store_up", {}, 1 if self.counters.up else 0, STORE_UP_HELP))
         families: dict[str, GaugeMetricFamily] = {}
         for name, labels, value, help_text in gauges:

@@ -60,6 +60,8 @@ class EvaluationJob(models.Model):
                 name="job_share_in_flight",
                 condition=Q(status__in=["queued", "running"]) & ~Q(share_key=""),
             ),
+            # The dashboard's hour of throughput and latency is a range over this column.
+            models.Index(fields=["finished_at"], name="job_finished"),
         ]
 
     def __str__(self) -> str:
@@ -96,6 +98,8 @@ class JobTry(models.Model):
         verbose_name = "job try"
         verbose_name_plural = "job tries"
         constraints = [models.UniqueConstraint(fields=["lease_token"], name="job_try_lease_unique")]
+        # The dashboard's retries and lock contention per minute are ranges over this column.
+        indexes = [models.Index(fields=["finished_at", "outcome"], name="job_try_finished")]
 
     def __str__(self) -> str:
         return f"try {self.number} of job {self.job_id}: {self.outcome}"
@@ -148,7 +152,10 @@ class DeadLetter(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         permissions = [("replay_deadletter", "Can replay dead-lettered jobs")]
-        indexes = [models.Index(fields=["error_class", "created_at"], name="dead_letter_error_class")]
+        indexes = [
+            models.Index(fields=["error_class", "created_at"], name="dead_letter_error_class"),
+            models.Index(fields=["created_at"], name="dead_letter_created"),
+        ]
 
     def __str__(self) -> str:
         return f"dead letter {self.pk} (job {self.job_id})"
@@ -204,3 +211,41 @@ class ProcessBeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} {self.name} at {self.beat_at:%H:%M:%S}"
+
+
+class OpsSample(models.Model):
+    """What has no history of its own, sampled by a beat task for the staff dashboard's hour:
+    prometheus_client's merged counters (totals since their files began), the broker's queue
+    depths and the oldest waiting job's age. The same task purges samples past their retention
+    (evaluation/ops_samples.py)."""
+
+    taken_at = models.DateTimeField()
+    # Counter totals by name, e.g. {"cache_hit": 12, "cache_miss": 3}; empty when unreadable.
+    counters = models.JSONField(default=dict, blank=True)
+    # Queue -> messages waiting (-1: the broker did not answer).
+    queue_depths = models.JSONField(default=dict, blank=True)
+    # Kind -> seconds the oldest pending or queued job of that kind has waited.
+    oldest_waiting = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["taken_at"]
+        indexes = [models.Index(fields=["taken_at"], name="ops_sample_taken")]
+
+    def __str__(self) -> str:
+        return f"ops sample at {self.taken_at:%H:%M:%S}"
+
+
+class CheckOutcome(models.Model):
+    """The last outcome of a check run on a timer (the invariants), so /metrics can export it."""
+
+    name = models.CharField(max_length=50, primary_key=True)
+    checked_at = models.DateTimeField()
+    # How many of the check's parts failed (0: all held).
+    failures = models.PositiveIntegerField()
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.checked_at:%H:%M:%S}: {self.failures} failing"

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from evaluation.jobs import job_run
 from evaluation.jobs.liveness import worker_beat_forget, worker_beat_record
+from evaluation.ops_samples import ops_sample_take
 from evaluation.sandbox import current_mode
 from evaluation.sandbox.programs import languages_prepare
 from interviewprep.celery import app
@@ -25,6 +26,11 @@ def run_job(self, job_id: int, kind: str | None = None, subject_id: int | None =
     worker = f"{self.request.hostname or 'unknown'}:{os.getpid()}"
     with log_context(job_id=job_id):
         return job_run(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
+
+
+@shared_task(name="evaluation.tasks.take_ops_sample")
+def take_ops_sample() -> int:
+    return ops_sample_take().pk
 
 
 logger = logging.getLogger(__name__)

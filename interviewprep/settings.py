@@ -292,6 +292,18 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 900.0,
         "options": {"queue": "ops", "expires": 900},
     },
+    # The staff dashboard's samples of what keeps no history (evaluation/ops_samples.py).
+    "take-ops-sample": {
+        "task": "evaluation.tasks.take_ops_sample",
+        "schedule": 30.0,
+        "options": {"queue": "ops", "expires": 30},
+    },
+    # The invariants' last outcome, exported by /metrics for the alert on it.
+    "check-invariants": {
+        "task": "attempts.tasks.check_invariants",
+        "schedule": 600.0,
+        "options": {"queue": "ops", "expires": 600},
+    },
 }
 
 LOGGING = {

@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
+from evaluation.check_outcomes import check_outcome_record
 from evaluation.jobs import lease_timeout, sweep_allowance
 
 
@@ -141,4 +142,19 @@ def invariants_check(*, outbox_bound_seconds: float = 60.0) -> list[Violation]:
             rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchmany(50)]
             if rows:
                 violations.append(Violation(name, description, rows))
+    return violations
+
+
+INVARIANTS_CHECK = "invariants"
+
+
+def invariants_check_record(*, outbox_bound_seconds: float = 60.0) -> list[Violation]:
+    """invariants_check, with its outcome kept for /metrics (`interviewprep_invariant_violations`)
+    and the alert on it."""
+    violations = invariants_check(outbox_bound_seconds=outbox_bound_seconds)
+    check_outcome_record(
+        name=INVARIANTS_CHECK,
+        failures=len(violations),
+        detail=", ".join(violation.check for violation in violations),
+    )
     return violations

@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("evaluation", "0006_request_id")]
+    dependencies = [("evaluation", "0007_ops_dashboard")]
 
     operations = [
         migrations.AddField(

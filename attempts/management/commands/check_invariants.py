@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from attempts.services.invariants import invariants_check
+from attempts.services.invariants import invariants_check_record
 
 
 class Command(BaseCommand):
@@ -14,7 +14,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, outbox_bound: float, **options):
-        violations = invariants_check(outbox_bound_seconds=outbox_bound)
+        violations = invariants_check_record(outbox_bound_seconds=outbox_bound)
         if not violations:
             self.stdout.write("all invariants hold")
             return
