@@ -27,6 +27,7 @@ class Config:
     state_redis_url: str  # locks and breaker: apart from the cache's keys, so flushing the cache never touches them
     broker_url: str
     port: int
+    static_root: str | None  # where collectstatic puts the files the proxy serves; None: the app serves them
     secret_key: str
     debug: bool
     allowed_hosts: list[str]
@@ -143,6 +144,13 @@ def _networks(env: Mapping[str, str], name: str, default: str) -> tuple[str, ...
     return tuple(networks)
 
 
+def _absolute_path(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name) or None
+    if raw is not None and not os.path.isabs(raw):
+        raise ConfigError(f"{name}={raw!r} must be an absolute path")
+    return raw
+
+
 def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
@@ -256,6 +264,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_redis_url=state_redis_url,
         broker_url=broker_url,
         port=_int(env, "PORT", 8000, minimum=1),
+        static_root=_absolute_path(env, "STATIC_ROOT"),
         secret_key=secret_key,
         debug=debug,
         allowed_hosts=[h for h in hosts if h],

@@ -181,7 +181,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = None
+# Where `collectstatic` (the deploy's release step) copies the files for the proxy to serve.
+STATIC_ROOT = CONFIG.static_root
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # The editor, as npm installed it (package.json): served from here, never from a CDN.

@@ -2,7 +2,8 @@
 # Debian packages the project needs beside its Python and npm dependencies: the code runner's
 # sandbox (bubblewrap, python3-seccomp) and the answer languages' toolchains (Node.js, a JDK,
 # g++, Go) always; with --node, Node.js and npm to install the
-# editor's files; with --browser, Chromium for the browser tests; with --bench, the HTTP load
+# editor's files; with --browser, Chromium for the browser tests; with --deploy, nginx, for the
+# tests of deploy/ (never started as the system's service); with --bench, the HTTP load
 # generator wrk. Installs them when running as root on a Debian-like machine; elsewhere prints
 # what is missing and carries on (the runner then reports a weaker mode, or refuses to run code,
 # and /healthz says which; the browser tests fail, naming what is missing; the benchmarks fall back
@@ -21,6 +22,8 @@ for flag in "$@"; do
   case "$flag" in
     --node) command -v npm >/dev/null 2>&1 || need+=(nodejs npm) ;;
     --browser) command -v chromium >/dev/null 2>&1 || need+=(chromium) ;;
+    # nginx-light: no service to start or module to load beyond the proxy and auth_request.
+    --deploy) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) ;;
     --bench) command -v wrk >/dev/null 2>&1 || need+=(wrk) ;;
   esac
 done
