@@ -139,11 +139,13 @@ def stack(transactional_db, tmp_path) -> Iterator[tuple[Proxy, WebServer]]:
     )
     assert collected.returncode == 0, collected.stderr[-2000:]
     flower_port = free_port()
+    # As its unit runs it: Flower's own metrics stay out of the app's metrics folder.
+    flower_env = {k: v for k, v in process_env(**env).items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     flower = Process.start(
         "flower",
         [str(Path(sys.executable).with_name("celery")), "-A", "interviewprep", "flower"]
         + ["--conf=deploy/flowerconfig.py", f"--port={flower_port}"],
-        env=process_env(**env),
+        env=flower_env,
         log=tmp_path / "flower.log",
     )
     web = start_web(tmp_path, workers=1, **env)
