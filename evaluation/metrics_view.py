@@ -29,10 +29,9 @@ from evaluation.jobs.liveness import sweeper_state, workers_state
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
 from evaluation.queue_depths import queue_depths
+from interviewprep.client import client_on_host
 
 logger = logging.getLogger(__name__)
-
-LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
 JOBS_HELP = "Jobs by kind and status."
 QUEUE_DEPTH_HELP = "Messages waiting in the broker, by queue (-1: the broker did not answer)."
@@ -42,7 +41,7 @@ Gauge = tuple[str, dict[str, str], float, str]
 
 
 def _allowed(request: HttpRequest) -> bool:
-    if request.META.get("REMOTE_ADDR") in LOOPBACK:
+    if client_on_host(request):
         return True
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:

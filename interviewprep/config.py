@@ -7,6 +7,7 @@ variable instead of a traceback from deep inside Django.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import sys
@@ -26,6 +27,7 @@ class Config:
     state_redis_url: str  # locks and breaker: apart from the cache's keys, so flushing the cache never touches them
     broker_url: str
     port: int
+    static_root: str | None  # where collectstatic puts the files the proxy serves; None: the app serves them
     secret_key: str
     debug: bool
     allowed_hosts: list[str]
@@ -36,6 +38,7 @@ class Config:
     login_cooloff_seconds: int
     production: bool
     behind_proxy: bool
+    trusted_proxies: tuple[str, ...]  # networks; a peer in one of them may say who the client is
     hsts_preload: bool
     evaluate_queue_limit: int
     run_rate: str | None
@@ -128,6 +131,25 @@ def _secret_key(env: Mapping[str, str], *, production: bool) -> str:
             " is on (python -c 'import secrets; print(secrets.token_urlsafe(50))')"
         )
     return secret_key
+
+
+def _networks(env: Mapping[str, str], name: str, default: str) -> tuple[str, ...]:
+    networks = []
+    for item in (env.get(name) or default).split(","):
+        if not item.strip():
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+        except ValueError:
+            raise ConfigError(f"{name}: {item.strip()!r} is not an IP address or network") from None
+    return tuple(networks)
+
+
+def _absolute_path(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name) or None
+    if raw is not None and not os.path.isabs(raw):
+        raise ConfigError(f"{name}={raw!r} must be an absolute path")
+    return raw
 
 
 def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
@@ -243,6 +265,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_redis_url=state_redis_url,
         broker_url=broker_url,
         port=_int(env, "PORT", 8000, minimum=1),
+        static_root=_absolute_path(env, "STATIC_ROOT"),
         secret_key=secret_key,
         debug=debug,
         allowed_hosts=[h for h in hosts if h],
@@ -253,6 +276,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         login_cooloff_seconds=_int(env, "LOGIN_COOLOFF_SECONDS", 900, minimum=1),
         production=production,
         behind_proxy=_bool(env, "BEHIND_PROXY", False),
+        trusted_proxies=_networks(env, "TRUSTED_PROXIES", "127.0.0.1,::1"),
         hsts_preload=_bool(env, "HSTS_PRELOAD", False),
         evaluate_queue_limit=_int(env, "EVALUATE_QUEUE_LIMIT", 10000),
         run_rate=_rate(env, "RUN_RATE", "60/min"),

@@ -16,9 +16,11 @@ ALLOWED_HOSTS = CONFIG.allowed_hosts
 
 # Production mode: HTTPS only, cookies never sent in clear, browsers told to remember it for a year.
 PRODUCTION = CONFIG.production
-# Behind a proxy we run, which terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For
-# itself: only then are those headers believed (interviewprep/client.py reads the second).
+# Behind a proxy we run, which terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For:
+# only then are those headers believed, X-Forwarded-For only from a peer in TRUSTED_PROXIES
+# (interviewprep/client.py).
 BEHIND_PROXY = CONFIG.behind_proxy
+TRUSTED_PROXIES = CONFIG.trusted_proxies
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
 SECURE_SSL_REDIRECT = PRODUCTION
 # The supervisor's health check and the host's scraper ask over plain HTTP on the loopback.
@@ -179,7 +181,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = None
+# Where `collectstatic` (the deploy's release step) copies the files for the proxy to serve.
+STATIC_ROOT = CONFIG.static_root
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # The editor, as npm installed it (package.json): served from here, never from a CDN.

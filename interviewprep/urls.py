@@ -4,6 +4,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from interviewprep.staff_check import staff_check
+
 # The apps' views are reached only through include() by name, so this module imports no app and
 # the project's package depends on none of them.
 
@@ -15,6 +17,8 @@ urlpatterns = [
     # Browsers ask for it on their own; pages name the SVG icon in their head.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
+    # For the proxy's auth_request in front of Flower (deploy/nginx/interviewprep.conf).
+    path("staff/check/", staff_check, name="staff-check"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from this URL (?script) rather than
     # inline, so the page runs under the CSP's script-src 'self' with no nonce.

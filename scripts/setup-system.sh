@@ -3,7 +3,8 @@
 # sandbox (bubblewrap, python3-seccomp) and the answer languages' toolchains (Node.js, a JDK,
 # g++, Go) always; with --node, Node.js and npm to install the
 # editor's files; with --browser, Chromium for the browser tests and promtool (Debian's prometheus)
-# for the alert rules' test; with --bench, the HTTP load
+# for the alert rules' test; with --deploy, nginx, for the tests of deploy/ (never started as the
+# system's service); with --bench, the HTTP load
 # generator wrk. Installs them when running as root on a Debian-like machine; elsewhere prints
 # what is missing and carries on (the runner then reports a weaker mode, or refuses to run code,
 # and /healthz says which; the browser tests fail, naming what is missing; the benchmarks fall back
@@ -25,6 +26,8 @@ for flag in "$@"; do
       command -v chromium >/dev/null 2>&1 || need+=(chromium)
       command -v promtool >/dev/null 2>&1 || need+=(prometheus)
       ;;
+    # nginx-light: no service to start or module to load beyond the proxy and auth_request.
+    --deploy) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) ;;
     --bench) command -v wrk >/dev/null 2>&1 || need+=(wrk) ;;
   esac
 done
