@@ -16,6 +16,8 @@ class JobStatus(models.TextChoices):
 
 
 FINAL_JOB_STATUSES = (JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.DISCARDED)
+# A job in one of these has not started its run yet: the queue's depth as PostgreSQL knows it.
+WAITING_JOB_STATUSES = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
 
 
 class EvaluationJob(models.Model):
@@ -51,6 +53,10 @@ class EvaluationJob(models.Model):
             models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated"),
             models.Index(fields=["kind", "subject_id"], name="job_kind_subject"),
+            # The jobs ahead of one in its queue: as small as the backlog, however many have finished.
+            models.Index(
+                fields=["kind", "id"], name="job_waiting_kind", condition=Q(status__in=WAITING_JOB_STATUSES)
+            ),
         ]
 
     def __str__(self) -> str:
