@@ -54,9 +54,7 @@ class EvaluationJob(models.Model):
             models.Index(fields=["status", "updated_at"], name="job_status_updated"),
             models.Index(fields=["kind", "subject_id"], name="job_kind_subject"),
             # The jobs ahead of one in its queue: as small as the backlog, however many have finished.
-            models.Index(
-                fields=["kind", "id"], name="job_waiting_kind", condition=Q(status__in=WAITING_JOB_STATUSES)
-            ),
+            models.Index(fields=["kind", "id"], name="job_waiting_kind", condition=Q(status__in=WAITING_JOB_STATUSES)),
         ]
 
     def __str__(self) -> str:

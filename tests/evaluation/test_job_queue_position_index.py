@@ -24,7 +24,9 @@ def test_the_count_of_jobs_ahead_uses_the_waiting_jobs_index():
         EvaluationJob(kind="evaluate", subject_id=n, status=JobStatus.SUCCEEDED, max_tries=3) for n in range(20_000)
     ]
     EvaluationJob.objects.bulk_create(finished, batch_size=5_000)
-    waiting = [EvaluationJob(kind="evaluate", subject_id=100_000 + n, status=JobStatus.QUEUED, max_tries=3) for n in range(50)]
+    waiting = [
+        EvaluationJob(kind="evaluate", subject_id=100_000 + n, status=JobStatus.QUEUED, max_tries=3) for n in range(50)
+    ]
     EvaluationJob.objects.bulk_create(waiting)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE evaluation_evaluationjob")
