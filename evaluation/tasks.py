@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from evaluation.jobs import job_run
+from evaluation.jobs import job_run, job_tries_purge
 from evaluation.jobs.liveness import worker_beat_forget, worker_beat_record
 from evaluation.sandbox import current_mode
 from evaluation.sandbox.programs import languages_prepare
@@ -25,6 +25,11 @@ def run_job(self, job_id: int, kind: str | None = None, subject_id: int | None =
     worker = f"{self.request.hostname or 'unknown'}:{os.getpid()}"
     with log_context(job_id=job_id):
         return job_run(job_id=job_id, worker=worker, kind=kind, subject_id=subject_id)
+
+
+@shared_task(name="evaluation.tasks.purge_job_tries")
+def purge_job_tries() -> int:
+    return job_tries_purge()
 
 
 logger = logging.getLogger(__name__)
