@@ -163,6 +163,10 @@ def test_counts_from_every_worker_child_add_up_in_one_scrape_and_outlive_a_kille
     assert samples['interviewprep_job_latency_seconds_count{kind="evaluate"}'] == 12
     assert samples['interviewprep_job_latency_seconds_bucket{kind="evaluate",le="+Inf"}'] == 12
     assert samples['interviewprep_jobs{kind="evaluate",status="succeeded"}'] == 12
+    # The scrape merged the killed child's files (interviewprep/metrics_files.py): its counts stayed.
+    folder = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    assert not list(folder.glob(f"*_{pid}@*.db"))
+    assert (folder / "counter_merged.db").exists()
 
 
 def test_metrics_from_elsewhere_are_for_staff_only(api_client_for):
