@@ -5,6 +5,7 @@ broker (the tests' Redis), published by the outbox as in production; no worker c
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -12,13 +13,16 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone
+from kombu import Connection
 
+from evaluation import queue_depths as depths_module
 from evaluation.jobs import jobs_sweep
 from evaluation.jobs.outbox import outbox_publish
 from evaluation.models import EvaluationJob, JobStatus, Outbox
 from evaluation.queue_depths import queue_depths
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +91,23 @@ def test_in_a_backlog_only_as_many_as_were_lost_are_sent_again_oldest_first(brok
     assert jobs_sweep() == 1
     assert [_sends(job) for job in jobs] == [2] + [1] * 29
     assert jobs_sweep() == 0
+
+
+def test_with_rabbitmq_a_queue_no_worker_declared_holds_nothing_and_the_others_are_still_read(monkeypatch):
+    """Else one undeclared queue would make every depth unknown, and the sweeper would never
+    find a lost message on any queue."""
+    url = "amqp://guest:guest@127.0.0.1:5672//"
+    declared, missing = f"ip-test-declared-{uuid.uuid4().hex}", f"ip-test-missing-{uuid.uuid4().hex}"
+    with Connection(url, connect_timeout=2) as conn:
+        channel = conn.channel()
+        channel.queue_declare(queue=declared, auto_delete=False)
+        channel.basic_publish(channel.prepare_message(b"m"), exchange="", routing_key=declared)
+        try:
+            monkeypatch.setattr(depths_module, "QUEUES", (missing, declared))
+            config = dataclasses.replace(settings.CONFIG, broker_url=url)
+            with override_settings(CONFIG=config, CELERY_BROKER_URL=url):
+                # RabbitMQ counts a published message a moment later.
+                wait_for(lambda: queue_depths().get(declared) == 1, timeout=10, message="the message counted")
+                assert queue_depths() == {missing: 0, declared: 1}
+        finally:
+            channel.queue_delete(queue=declared)
