@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
-from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, Metric, generate_latest, multiprocess
+from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, Metric, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
@@ -30,6 +30,7 @@ from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
 from evaluation.queue_depths import queue_depths
 from interviewprep.client import client_on_host
+from interviewprep.metrics_files import metrics_files_compact, metrics_files_read
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +148,8 @@ def liveness_gauges(depths: dict[str, int]) -> list[Gauge]:
 
 
 class MultiProcessCounters:
-    """Every process's counters and histograms, merged by prometheus_client's MultiProcessCollector.
+    """Every process's counters and histograms, merged by prometheus_client's MultiProcessCollector
+    (dead processes' files merged first, interviewprep/metrics_files.py).
     A folder it cannot read gives none and sets `up` False instead of failing the scrape: the
     gauges are needed most during an outage."""
 
@@ -156,7 +158,13 @@ class MultiProcessCounters:
 
     def collect(self) -> list[Metric]:
         try:
-            return list(multiprocess.MultiProcessCollector(None).collect())
+            # The scrape merges: it is what reads the whole folder, on the host whose folder it
+            # is, and it needs no thread or schedule of its own.
+            metrics_files_compact()
+        except Exception as exc:  # noqa: BLE001 - an unmerged folder is only slower to read
+            logger.warning("metric files not merged", extra={"error": f"{type(exc).__name__}: {exc}"})
+        try:
+            return metrics_files_read()
         except Exception as exc:  # noqa: BLE001 - no folder, or a file gone or torn while read
             logger.warning("metrics store unavailable", extra={"error": f"{type(exc).__name__}: {exc}"})
             self.up = False

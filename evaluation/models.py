@@ -16,6 +16,8 @@ class JobStatus(models.TextChoices):
 
 
 FINAL_JOB_STATUSES = (JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.DISCARDED)
+# A job in one of these has not started its run yet: the queue's depth as PostgreSQL knows it.
+WAITING_JOB_STATUSES = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
 
 
 class EvaluationJob(models.Model):
@@ -62,6 +64,8 @@ class EvaluationJob(models.Model):
             ),
             # The dashboard's hour of throughput and latency is a range over this column.
             models.Index(fields=["finished_at"], name="job_finished"),
+            # The jobs ahead of one in its queue: as small as the backlog, however many have finished.
+            models.Index(fields=["kind", "id"], name="job_waiting_kind", condition=Q(status__in=WAITING_JOB_STATUSES)),
         ]
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+import amqp.exceptions
 import redis
 from django.conf import settings
 from kombu import Connection
@@ -36,7 +37,13 @@ def _amqp_queue_depths(url: str) -> dict[str, int]:
     with Connection(url, connect_timeout=BROKER_TIMEOUT) as conn:
         channel = conn.default_channel
         for queue in QUEUES:
-            _, count, _ = channel.queue_declare(queue=queue, passive=True)
+            try:
+                _, count, _ = channel.queue_declare(queue=queue, passive=True)
+            except amqp.exceptions.NotFound:
+                # No worker declared it yet: it holds nothing. The refusal closed the channel.
+                depths[queue] = 0
+                channel = conn.channel()
+                continue
             depths[queue] = int(count)
     return depths
 

@@ -55,6 +55,11 @@ class Config:
     stale_job_after: int
     worker_stall_after: float  # a worker with room and messages waiting that takes none this long has stalled
     idempotency_ttl_hours: int
+    # How long each kind of row is kept before the beat's purges delete it (docs/operations.md).
+    run_retention_days: int
+    job_try_retention_days: int
+    state_change_retention_days: int
+    purge_batch_size: int  # rows per purge transaction: short locks, whatever the backlog
     remote_model: dict | None
     log_level: str
 
@@ -295,6 +300,10 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         # the hard time limit, and two sweeps have had their chance.
         stale_job_after=_int(env, "STALE_JOB_AFTER", job_time_limit + 2 * sweep_interval, minimum=1),
         idempotency_ttl_hours=_int(env, "IDEMPOTENCY_TTL_HOURS", 72, minimum=24),
+        run_retention_days=_int(env, "RUN_RETENTION_DAYS", 7, minimum=1),
+        job_try_retention_days=_int(env, "JOB_TRY_RETENTION_DAYS", 90, minimum=1),
+        state_change_retention_days=_int(env, "STATE_CHANGE_RETENTION_DAYS", 90, minimum=1),
+        purge_batch_size=_int(env, "PURGE_BATCH_SIZE", 1000, minimum=1),
         remote_model=remote_model,
         log_level=log_level,
     )

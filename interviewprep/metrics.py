@@ -2,8 +2,9 @@
 
 prometheus_client in multiprocess mode: each process writes its own values to files in
 PROMETHEUS_MULTIPROC_DIR (set for every process in interviewprep/__init__.py) and `/metrics`
-merges them. The files of a process that died stay on purpose, so its counts stay in the totals:
-there are no live gauges, the only thing `multiprocess.mark_process_dead` would remove.
+merges them. A process that died keeps its counts in the totals: its files are merged into
+one per type by the scrape (interviewprep/metrics_files.py), never dropped; there are no live
+gauges, the only thing `multiprocess.mark_process_dead` would remove.
 
 A metric write never fails its caller: a lost increment is better than a failed submit.
 """
@@ -14,6 +15,8 @@ import functools
 import logging
 
 from prometheus_client import Counter, Histogram
+
+from interviewprep.metrics_files import install_process_identifier
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +61,7 @@ def _declare() -> dict[str, Counter | Histogram]:
     return declared
 
 
+install_process_identifier()
 try:
     _METRICS = _declare()
 except OSError as exc:

@@ -283,9 +283,26 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_WORKER_SEND_TASK_EVENTS = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# The purges (docs/operations.md, "Housekeeping"): hourly, so each run has an hour's rows to
+# delete, in the purge helper's short batches; retention per kind is a setting.
 CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-keys": {
         "task": "attempts.tasks.purge_idempotency_keys",
+        "schedule": 3600.0,
+        "options": {"queue": "ops", "expires": 3600},
+    },
+    "purge-runs": {
+        "task": "attempts.tasks.purge_runs",
+        "schedule": 3600.0,
+        "options": {"queue": "ops", "expires": 3600},
+    },
+    "purge-state-changes": {
+        "task": "attempts.tasks.purge_state_changes",
+        "schedule": 3600.0,
+        "options": {"queue": "ops", "expires": 3600},
+    },
+    "purge-job-tries": {
+        "task": "evaluation.tasks.purge_job_tries",
         "schedule": 3600.0,
         "options": {"queue": "ops", "expires": 3600},
     },

@@ -16,7 +16,9 @@ import struct
 import sys
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, multiprocess, values
+from prometheus_client import CollectorRegistry, multiprocess
+
+from interviewprep.metrics_files import install_process_identifier
 
 _generation = [0]
 
@@ -26,7 +28,9 @@ def own_the_folder() -> None:
     (tests/settings.py); the processes it starts inherit the folder and keep the plain pid."""
     if "interviewprep.metrics" in sys.modules:
         raise RuntimeError("metrics were declared before the test session's folder was set")
-    values.ValueClass = values.MultiProcessValue(lambda: f"{os.getpid()}-{_generation[0]}")
+    # Not the app's "<pid>@<start>": the compaction never takes this live process's files for a
+    # dead one's.
+    install_process_identifier(lambda: f"{os.getpid()}-{_generation[0]}")
     atexit.register(shutil.rmtree, os.environ["PROMETHEUS_MULTIPROC_DIR"], True)
 
 

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from attempts.models import IdempotencyRecord
 from interviewprep.errors import IdempotencyKeyReused, InvalidInput
+from interviewprep.purge import purge_in_batches
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
@@ -126,12 +127,8 @@ def idempotent(
     return StoredResponse(status_code, body, replayed=False)
 
 
-def idempotency_records_purge(*, now=None, batch_size: int = 5000) -> int:
-    """Delete expired keys in batches (a periodic task calls this)."""
+def idempotency_records_purge(*, now=None) -> int:
+    """Delete the keys past their expiry (IDEMPOTENCY_TTL_HOURS), in the purge helper's
+    batches; a periodic task calls this. An expired key is free again already (above)."""
     now = now or timezone.now()
-    total = 0
-    while True:
-        ids = list(IdempotencyRecord.objects.filter(expires_at__lte=now).values_list("id", flat=True)[:batch_size])
-        if not ids:
-            return total
-        total += IdempotencyRecord.objects.filter(id__in=ids).delete()[0]
+    return purge_in_batches(IdempotencyRecord.objects.filter(expires_at__lte=now))

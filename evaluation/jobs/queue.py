@@ -8,13 +8,11 @@ import math
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
-from evaluation.models import EvaluationJob, JobStatus
+from evaluation.models import WAITING_JOB_STATUSES, EvaluationJob, JobStatus
 
-# A job in one of these has not started its run yet: the queue's depth as PostgreSQL knows it.
-WAITING = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING)
+WAITING = WAITING_JOB_STATUSES
 # The estimate learns from the runs of the last few minutes only, and from at most this many.
 RECENT = timedelta(minutes=5)
 RECENT_RUNS = 50
@@ -41,24 +39,22 @@ def job_queue_position(*, kind: str, subject_id: int) -> QueuePosition:
     minutes" would count idle minutes too, and tell a lone job at the head of an idle queue to
     wait a minute. None without a run in the last `RECENT`.
 
-    Two queries. The first counts the waiting and running jobs of the kind through the status
-    indexes, so it costs about one index entry per job in the queue (a backlog of 10,000 is a
-    few milliseconds); the second reads at most `RECENT_RUNS` recent rows backwards along the
+    The count of jobs ahead reads the partial index `job_waiting_kind` (waiting jobs only, by
+    kind and id), so it costs about one index entry per job ahead, however many jobs have
+    finished (a backlog of 10,000 is a few milliseconds); the running count reads the status
+    indexes, and the estimate at most `RECENT_RUNS` recent rows backwards along the
     (status, updated_at) index.
     """
-    mine = EvaluationJob.objects.filter(kind=kind, subject_id=subject_id, status__in=WAITING).order_by("-id")
-    counts = EvaluationJob.objects.filter(kind=kind, status__in=(*WAITING, JobStatus.RUNNING)).aggregate(
-        mine=Count("id", filter=Q(subject_id=subject_id, status__in=WAITING)),
-        ahead=Count("id", filter=Q(status__in=WAITING, id__lt=Subquery(mine.values("id")[:1]))),
-        running=Count("id", filter=Q(status=JobStatus.RUNNING)),
-    )
-    if not counts["mine"]:
+    waiting = EvaluationJob.objects.filter(kind=kind, status__in=WAITING)
+    mine = waiting.filter(subject_id=subject_id).order_by("-id").values_list("id", flat=True).first()
+    if mine is None:
         return UNKNOWN
-    position = counts["ahead"] + 1
+    position = waiting.filter(id__lt=mine).count() + 1
     seconds = _recent_run_seconds(kind)
     if seconds is None:
         return QueuePosition(position, None)
-    return QueuePosition(position, max(1, math.ceil(position * seconds / max(1, counts["running"]))))
+    running = EvaluationJob.objects.filter(kind=kind, status=JobStatus.RUNNING).count()
+    return QueuePosition(position, max(1, math.ceil(position * seconds / max(1, running))))
 
 
 def _recent_run_seconds(kind: str) -> float | None:

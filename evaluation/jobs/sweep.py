@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -15,9 +16,10 @@ from django.utils import timezone
 
 from evaluation.jobs.enqueue import job_enqueue
 from evaluation.jobs.liveness import beats_forget_gone, sweeper_beat_record
+from evaluation.jobs.lost_messages import lost_messages_per_queue
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.outcomes import end_abandoned_tries
-from evaluation.jobs.registry import handler_for
+from evaluation.jobs.registry import handler_for, queues
 from evaluation.jobs.transitions import job_transition
 from evaluation.models import DeadLetter, DeadLetterReplay, EvaluationJob, JobStatus
 from interviewprep import metrics
@@ -27,9 +29,18 @@ logger = logging.getLogger(__name__)
 Outcome = DeadLetterReplay.Outcome
 
 
-def sweep_one_stale_job(*, now=None) -> int | None:
+@dataclass(frozen=True)
+class Swept:
+    job_id: int
+    kind: str
+    was: str  # the status it was found stuck in
+
+
+def sweep_one_stale_job(*, now=None, queued_kinds: Collection[str] = ()) -> Swept | None:
     """Send one stuck job through the normal path again; None when there is none.
 
+    Stuck: running with a silent heartbeat, retrying past its time, or queued too long and of
+    one of `queued_kinds` (whose queue lost messages: a queued job is otherwise only waiting).
     One row at a time under SKIP LOCKED, and the row no longer qualifies once swept, so two
     sweepers at the same moment re-send each job exactly once.
     """
@@ -40,7 +51,7 @@ def sweep_one_stale_job(*, now=None) -> int | None:
             EvaluationJob.objects.select_for_update(skip_locked=True)
             .filter(
                 Q(status=JobStatus.RUNNING, heartbeat_at__lt=stale)
-                | Q(status=JobStatus.QUEUED, updated_at__lt=stale)
+                | Q(status=JobStatus.QUEUED, updated_at__lt=stale, kind__in=list(queued_kinds))
                 | Q(status=JobStatus.RETRYING, next_retry_at__lt=stale)
             )
             .order_by("id")
@@ -50,17 +61,31 @@ def sweep_one_stale_job(*, now=None) -> int | None:
             return None
         if job.status == JobStatus.RUNNING:
             end_abandoned_tries(job, "found stale by the sweeper")
+        was = job.status
         job_transition(job, JobStatus.QUEUED, lease_token=None, next_retry_at=None)
         outbox_add(job=job)
-    logger.warning("stale job sent again", extra={"job_id": job.pk})
-    return job.pk
+    logger.warning("stale job sent again", extra={"job_id": job.pk, "was": was})
+    return Swept(job.pk, job.kind, was)
 
 
 def jobs_sweep(*, limit: int = 10_000) -> int:
-    """One pass of the sweeper: every stuck job sent again, then the pass recorded (read by
-    /healthz and /metrics, so a sweeper that stopped shows)."""
+    """One pass of the sweeper: every stuck job sent again (queued ones, oldest first, only as
+    many per queue as its lost messages), then the pass recorded (read by /healthz and
+    /metrics, so a sweeper that stopped shows)."""
+    stale = timezone.now() - timedelta(seconds=settings.CONFIG.stale_job_after)
+    lost: dict[str, int] = {}
+    # The broker is asked only when a queued job has waited long enough to be a suspect.
+    if EvaluationJob.objects.filter(status=JobStatus.QUEUED, updated_at__lt=stale).exists():
+        lost = lost_messages_per_queue()
+    kinds = queues()
     swept = 0
-    while swept < limit and sweep_one_stale_job() is not None:
+    while swept < limit:
+        suspects = [kind for kind, queue in kinds.items() if lost.get(queue, 0) > 0]
+        swept_job = sweep_one_stale_job(queued_kinds=suspects)
+        if swept_job is None:
+            break
+        if swept_job.was == JobStatus.QUEUED:
+            lost[kinds[swept_job.kind]] -= 1
         swept += 1
     if swept:
         metrics.incr("interviewprep_jobs_swept_total", amount=swept)

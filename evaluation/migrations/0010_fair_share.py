@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("evaluation", "0007_ops_dashboard")]
+    dependencies = [("evaluation", "0008_waiting_jobs_index")]
 
     operations = [
         migrations.AddField(

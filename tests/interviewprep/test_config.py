@@ -28,6 +28,8 @@ def test_defaults_follow_the_public_contract():
     assert config.evaluate_queue_limit == 10000
     assert config.evaluator_faults == {}
     assert config.idempotency_ttl_hours >= 24
+    assert (config.run_retention_days, config.job_try_retention_days, config.state_change_retention_days) == (7, 90, 90)
+    assert config.purge_batch_size == 1000
 
 
 def test_values_are_read_from_the_environment():
