@@ -3,6 +3,7 @@ running app or with another test process. Override any of these from the environ
 
 import os
 import tempfile
+from urllib.parse import urlsplit, urlunsplit
 
 # pytest-xdist's worker ("gw0", "gw1", ...), or none in a plain run; each has its own test
 # database (pytest-django adds the suffix), Redis databases and metrics folder.
@@ -24,10 +25,13 @@ if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswi
 
     own_the_folder()
 
-# A REDIS_URL given from outside is kept; the one this file picks is per test process. The first
-# process remembers which it was, since pytest-xdist's workers inherit its environment.
+# A REDIS_URL given from outside names the server; the databases are per test process, on that
+# server or the default one. The first process remembers what was given, since pytest-xdist's
+# workers inherit its environment.
 os.environ.setdefault("IP_TEST_REDIS_URL_GIVEN", os.environ.get("REDIS_URL", ""))
-os.environ["REDIS_URL"] = os.environ["IP_TEST_REDIS_URL_GIVEN"] or f"redis://127.0.0.1:6379/{_REDIS_PAIRS[_index][0]}"
+_server = urlsplit(os.environ["IP_TEST_REDIS_URL_GIVEN"] or "redis://127.0.0.1:6379/")
+_db = _REDIS_PAIRS[_index][0] if WORKER or not _server.path.strip("/") else int(_server.path.strip("/"))
+os.environ["REDIS_URL"] = urlunsplit(_server._replace(path=f"/{_db}"))
 os.environ.setdefault("SUBMIT_RATE", "off")
 os.environ.setdefault("RUN_RATE", "off")
 # Creating a run answers 202 at once: most tests have no worker to wait for.
