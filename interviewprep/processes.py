@@ -69,6 +69,13 @@ def procfile_line(name: str, path: Path = ROOT / "Procfile") -> str:
 def procfile_argv(name: str, *, port: int, path: Path = ROOT / "Procfile") -> list[str]:
     """A Procfile line as argv, without a shell: $PORT given, this venv's executables."""
     argv = shlex.split(re.sub(r"\$\{PORT(:-[^}]*)?\}|\$PORT", str(port), procfile_line(name, path)))
+    if argv[:2] == ["nice", "-n"]:
+        # A niced line: the program after `nice -n N` is found as any line's own.
+        return [*argv[:3], *_program_argv(argv[3:])]
+    return _program_argv(argv)
+
+
+def _program_argv(argv: list[str]) -> list[str]:
     if argv[0] == "python":
         return [sys.executable, *argv[1:]]
     if Path(sys.executable).with_name(argv[0]).exists():
