@@ -69,10 +69,11 @@ def procfile_line(name: str, path: Path = ROOT / "Procfile") -> str:
 def procfile_argv(name: str, *, port: int, path: Path = ROOT / "Procfile") -> list[str]:
     """A Procfile line as argv, without a shell: $PORT given, this venv's executables."""
     argv = shlex.split(re.sub(r"\$\{PORT(:-[^}]*)?\}|\$PORT", str(port), procfile_line(name, path)))
-    if argv[:2] == ["nice", "-n"]:
-        # A niced line: the program after `nice -n N` is found as any line's own.
-        return [*argv[:3], *_program_argv(argv[3:])]
-    return _program_argv(argv)
+    # A line run under `chrt --idle 0` or `nice -n N`: the program after them is found as any line's own.
+    prefix: list[str] = []
+    while argv[:2] in (["nice", "-n"], ["chrt", "--idle"]):
+        prefix, argv = [*prefix, *argv[:3]], argv[3:]
+    return [*prefix, *_program_argv(argv)]
 
 
 def _program_argv(argv: list[str]) -> list[str]:
