@@ -27,7 +27,7 @@ class TokenSerializer(serializers.Serializer):
 
 
 class ScoreChangeSerializer(serializers.Serializer):
-    previous_outcome = serializers.ChoiceField(choices=["scored", "not_scored"])
+    previous_outcome = serializers.CharField(help_text='The old result\'s outcome: "scored" or "not_scored".')
     previous_score = serializers.FloatField(allow_null=True)
     previous_max_score = serializers.FloatField(allow_null=True)
     changed_at = serializers.DateTimeField()

@@ -56,9 +56,7 @@ def scored(workers):
     return attempt, before
 
 
-def test_a_regrade_replaces_the_score_moves_the_version_and_says_why(
-    scored, api_client_for, client, assert_invariants
-):
+def test_a_regrade_replaces_the_score_moves_the_version_and_says_why(scored, api_client_for, client, assert_invariants):
     attempt, before = scored
     api = api_client_for(attempt.user)
     assert api.get(f"/api/v1/attempts/{attempt.pk}/").json()["result"]["score_change"] is None
