@@ -26,6 +26,14 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+class ScoreChangeSerializer(serializers.Serializer):
+    previous_outcome = serializers.CharField(help_text='The old result\'s outcome: "scored" or "not_scored".')
+    previous_score = serializers.FloatField(allow_null=True)
+    previous_max_score = serializers.FloatField(allow_null=True)
+    changed_at = serializers.DateTimeField()
+    reason = serializers.CharField(help_text='Why, e.g. "the question\'s hidden tests changed".')
+
+
 class ResultSerializer(serializers.Serializer):
     submission_id = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["scored", "not_scored"])
@@ -38,6 +46,9 @@ class ResultSerializer(serializers.Serializer):
     max_score = serializers.FloatField()
     feedback = serializers.CharField(allow_blank=True)
     details = serializers.JSONField(help_text="Depends on the question's evaluator: code, rubric or remote.")
+    score_change = ScoreChangeSerializer(
+        allow_null=True, help_text="Set when a regrade after a question change replaced the score: the old one and why."
+    )
 
 
 class QueuePositionSerializer(serializers.Serializer):

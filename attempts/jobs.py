@@ -45,9 +45,32 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class _Evaluation:
+class Evaluation:
     evaluator: str
     request: EvaluationRequest
+
+
+def evaluation_work(submission: Submission, *, try_number: int) -> Evaluation:
+    """What evaluating a stored answer needs, read now: its question's current tests or rubric.
+    The evaluate and the regrade handlers both evaluate through this and `evaluation_run`."""
+    question = submission.attempt.question
+    return Evaluation(
+        evaluator=question.evaluator,
+        request=EvaluationRequest(
+            question_slug=question.slug,
+            question_kind=question.kind,
+            prompt=question.prompt,
+            spec=question.evaluation_spec,
+            answer=submission.answer,
+            language=submission.language,
+            submission_id=submission.pk,
+            try_number=try_number,
+        ),
+    )
+
+
+def evaluation_run(work: Evaluation) -> EvaluationOutcome:
+    return get_evaluator(work.evaluator).evaluate(work.request)
 
 
 class SubmissionEvaluation:
@@ -75,25 +98,12 @@ class SubmissionEvaluation:
             return "superseded by a newer submission"
         return None
 
-    def start(self, submission: Submission, *, actor: str, try_number: int) -> _Evaluation:
+    def start(self, submission: Submission, *, actor: str, try_number: int) -> Evaluation:
         submission_start_processing(attempt=submission.attempt, submission=submission, actor=actor)
-        question = submission.attempt.question
-        return _Evaluation(
-            evaluator=question.evaluator,
-            request=EvaluationRequest(
-                question_slug=question.slug,
-                question_kind=question.kind,
-                prompt=question.prompt,
-                spec=question.evaluation_spec,
-                answer=submission.answer,
-                language=submission.language,
-                submission_id=submission.pk,
-                try_number=try_number,
-            ),
-        )
+        return evaluation_work(submission, try_number=try_number)
 
-    def run(self, work: _Evaluation) -> EvaluationOutcome:
-        return get_evaluator(work.evaluator).evaluate(work.request)
+    def run(self, work: Evaluation) -> EvaluationOutcome:
+        return evaluation_run(work)
 
     def record(self, submission: Submission, outcome: EvaluationOutcome, *, actor: str) -> str | None:
         result = result_record(

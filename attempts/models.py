@@ -142,6 +142,9 @@ class ResultOutcome(models.TextChoices):
 class Result(models.Model):
     # One result per submission, enforced by the database: a redelivered job cannot score twice.
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="result")
+    # The regrade that last changed this result's score (its old score and why are on it); the
+    # candidate is told of it wherever the result shows.
+    regrade = models.ForeignKey("Regrade", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     outcome = models.CharField(max_length=20, choices=ResultOutcome.choices, default=ResultOutcome.SCORED)
     # Why a result is not scored: blank, too_short, off_topic, not_english.
     reason = models.CharField(max_length=30, blank=True)
@@ -330,3 +333,66 @@ class ReviewDueCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.due} due for {self.user_id}"
+
+
+class QuestionChange(models.Model):
+    """A load that changed what grades a question's answers (its tests or rubric, its reference
+    answer): what staff are offered a regrade for. One row per load that really changed them."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="changes")
+    # Which of "tests", "rubric", "reference" changed.
+    fields = models.JSONField(default=list)
+    # What the candidate is told, e.g. "the question's hidden tests changed".
+    summary = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Set once, by the first start: a second start makes no second set of regrades.
+    regrade_started_at = models.DateTimeField(null=True, blank=True)
+    regrade_started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["question", "-created_at"], name="question_change_recent")]
+        permissions = [("regrade_questionchange", "Can start the regrade a question change offers")]
+
+    def __str__(self) -> str:
+        return f"change {self.pk} of {self.question_id}: {', '.join(self.fields)}"
+
+
+class RegradeStatus(models.TextChoices):
+    # No verdict recorded yet (also a regrade discarded before it ran: its job says so).
+    WAITING = "waiting", "Waiting"
+    CHANGED = "changed", "Score changed"
+    UNCHANGED = "unchanged", "Checked, same score"
+    # The attempt moved on (a newer submission) before the new score could be written.
+    SUPERSEDED = "superseded", "Superseded"
+    # Its job was dead-lettered; the old result stands.
+    FAILED = "failed", "Failed"
+
+
+class Regrade(models.Model):
+    """One submission re-evaluated for one question change: the job's subject, and the record
+    of the score before and after."""
+
+    change = models.ForeignKey(QuestionChange, on_delete=models.CASCADE, related_name="regrades")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="regrades")
+    status = models.CharField(max_length=20, choices=RegradeStatus.choices, default=RegradeStatus.WAITING)
+    previous_outcome = models.CharField(max_length=20, blank=True)
+    previous_score = models.FloatField(null=True, blank=True)
+    previous_max_score = models.FloatField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    max_score = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # One regrade (and one job) per change and submission, however often staff start it.
+            models.UniqueConstraint(fields=["change", "submission"], name="regrade_change_submission_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"regrade {self.pk} of submission {self.submission_id} ({self.status})"

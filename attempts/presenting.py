@@ -222,6 +222,27 @@ def ran_in_words(language: Any, time: Any) -> str | None:
     return f"Ran in {name} ({took})" if took else f"Ran in {name}"
 
 
+def _score_words(outcome: Any, score: Any, max_score: Any) -> str:
+    if outcome == "not_scored" or score is None:
+        return "not scored"
+    return f"{round(float(score), 2):g}/{round(float(max_score), 2):g}"
+
+
+def score_change_view(result: dict[str, Any]) -> dict[str, Any] | None:
+    """ "Your score changed from 6/10 to 8/10 on <date>: <why>", when a regrade changed it."""
+    change = result.get("score_change")
+    if not isinstance(change, Mapping):
+        return None
+    return {
+        "previous": _score_words(
+            change.get("previous_outcome"), change.get("previous_score"), change.get("previous_max_score")
+        ),
+        "current": _score_words(result.get("outcome"), result.get("score"), result.get("max_score")),
+        "changed_at": change.get("changed_at"),
+        "reason": change.get("reason") or "",
+    }
+
+
 def result_view(result: dict[str, Any] | None, *, answer: str | None = None) -> dict[str, Any] | None:
     """The latest result, shaped for the template: per-test rows (coding), per-criterion rows
     with the answer's evidence marked in `answer` (written answers) and any other detail as
@@ -249,6 +270,7 @@ def result_view(result: dict[str, Any] | None, *, answer: str | None = None) -> 
         "percent": None if not_scored else percent(result.get("score"), result.get("max_score")),
         "ran_in": ran_in_words(details.get("language"), details.get("time")),
         "feedback": result.get("feedback") or "",
+        "score_change": score_change_view(result),
         "load_error": load_error_view(details.get("load_error")),
         "stopped": stopped_view(details.get("stopped")),
         "tests": tests,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from attempts import apis, apis_practice, apis_progress
+from attempts import apis, apis_ops, apis_practice, apis_progress
 
 urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
@@ -30,6 +30,7 @@ urlpatterns = [
     ),
     path("ops/attempts/<id:attempt_id>/cache-diff/", apis.AttemptCacheDiffApi.as_view(), name="api-cache-diff"),
     path("ops/attempts/<id:attempt_id>/timeline/", apis.AttemptTimelineApi.as_view(), name="api-timeline"),
+    path("ops/questions/<slug:slug>/regrade/", apis_ops.QuestionRegradeApi.as_view(), name="api-question-regrade"),
     path("submissions/<id:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api-submission"),
     path("runs/<id:run_id>/", apis.RunDetailApi.as_view(), name="api-run"),
     path("progress/", apis_progress.ProgressApi.as_view(), name="api-progress"),

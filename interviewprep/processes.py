@@ -69,6 +69,14 @@ def procfile_line(name: str, path: Path = ROOT / "Procfile") -> str:
 def procfile_argv(name: str, *, port: int, path: Path = ROOT / "Procfile") -> list[str]:
     """A Procfile line as argv, without a shell: $PORT given, this venv's executables."""
     argv = shlex.split(re.sub(r"\$\{PORT(:-[^}]*)?\}|\$PORT", str(port), procfile_line(name, path)))
+    # A line run under `chrt --idle 0` or `nice -n N`: the program after them is found as any line's own.
+    prefix: list[str] = []
+    while argv[:2] in (["nice", "-n"], ["chrt", "--idle"]):
+        prefix, argv = [*prefix, *argv[:3]], argv[3:]
+    return [*prefix, *_program_argv(argv)]
+
+
+def _program_argv(argv: list[str]) -> list[str]:
     if argv[0] == "python":
         return [sys.executable, *argv[1:]]
     if Path(sys.executable).with_name(argv[0]).exists():

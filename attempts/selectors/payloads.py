@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from attempts.models import Attempt, AttemptStatus, MockInterview, PracticeRequest, Question, Result, Submission
+from attempts.selectors.regrades import score_change_payload
 
 
 def result_payload(result: Result | None) -> dict[str, Any] | None:
@@ -19,6 +20,8 @@ def result_payload(result: Result | None) -> dict[str, Any] | None:
         "max_score": result.max_score,
         "feedback": result.feedback,
         "details": result.details,
+        # Set when a regrade after a question change replaced the score (docs/api.md, "Submissions").
+        "score_change": score_change_payload(result),
     }
 
 

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from attempts.models import Difficulty, Question, QuestionKind
+from attempts.services.regrades import question_change_record
 from evaluation.evaluators.base import PermanentEvaluationError
 from evaluation.evaluators.rubric import validate_rubric_spec
 from evaluation.languages import Signature, SignatureError, signature_parse
@@ -286,6 +287,8 @@ def _question_upsert(*, data: dict[str, Any], source: str | None) -> tuple[Quest
         for name in changed:
             setattr(question, name, fields[name])
         question.save(update_fields=[*changed, "updated_at"])
+        # Answers scored before keep their scores until staff start the regrade it offers.
+        question_change_record(question=question, changed=changed)
         return question, "updated"
 
 

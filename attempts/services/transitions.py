@@ -173,6 +173,35 @@ def transition(
     return True
 
 
+def attempt_renew(
+    attempt: Attempt,
+    *,
+    actor: str,
+    reason: str,
+    changes: dict[str, Any] | None = None,
+    record: list[StateChange] | None = None,
+) -> None:
+    """What a read shows of a locked attempt changed under the same status (a regrade replaced
+    its result): a new version, restamped and announced as a move is, and a state change from
+    its status to itself. Not a move of the machine: its table is untouched."""
+    changes = changes or {}
+    for field, value in changes.items():
+        setattr(attempt, field, value)
+    attempt.save(update_fields=["updated_at", *changes, *MACHINES[Attempt].moved(attempt)])
+    change = StateChange(
+        entity="attempt",
+        object_id=attempt.pk,
+        from_status=attempt.status,
+        to_status=attempt.status,
+        actor=actor,
+        reason=reason[:200],
+    )
+    if record is None:
+        change.save()
+    else:
+        record.append(change)
+
+
 def transition_locked(
     model: type[Attempt] | type[Submission] | type[PracticeRequest] | type[Run],
     pk: int,

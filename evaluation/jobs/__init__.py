@@ -12,7 +12,7 @@ from evaluation.jobs.dead_letters import (
 )
 from evaluation.jobs.enqueue import job_enqueue, jobs_waiting
 from evaluation.jobs.errors import PermanentJobError, TransientJobError
-from evaluation.jobs.history import jobs_of_subjects
+from evaluation.jobs.history import jobs_of_subjects, jobs_status_counts
 from evaluation.jobs.liveness import sweep_allowance
 from evaluation.jobs.queue import QueuePosition, job_queue_position
 from evaluation.jobs.registry import JobHandler, register_handler
@@ -41,6 +41,7 @@ __all__ = [
     "job_tries_purge",
     "jobs_of_subjects",
     "jobs_of_subjects_delete",
+    "jobs_status_counts",
     "jobs_sweep",
     "jobs_waiting",
     "lease_timeout",

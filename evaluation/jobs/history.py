@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from functools import reduce
 from operator import or_
 
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 
-from evaluation.models import EvaluationJob, JobTry
+from evaluation.models import EvaluationJob, JobStatus, JobTry
 
 
 def jobs_of_subjects(subjects: Iterable[tuple[str, Iterable[int]]]) -> list[EvaluationJob]:
@@ -26,3 +26,14 @@ def jobs_of_subjects(subjects: Iterable[tuple[str, Iterable[int]]]) -> list[Eval
         .prefetch_related(Prefetch("job_tries", queryset=tries))
         .order_by("id")
     )
+
+
+def jobs_status_counts(*, kind: str, subject_ids: Iterable[int]) -> dict[str, int]:
+    """How many jobs of `kind` for these subjects are in each status (every status named)."""
+    counts = dict(
+        EvaluationJob.objects.filter(kind=kind, subject_id__in=list(subject_ids))
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
+    return {status: counts.get(status, 0) for status in JobStatus.values}

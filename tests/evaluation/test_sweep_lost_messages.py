@@ -103,7 +103,7 @@ def test_with_rabbitmq_a_queue_no_worker_declared_holds_nothing_and_the_others_a
         channel.queue_declare(queue=declared, auto_delete=False)
         channel.basic_publish(channel.prepare_message(b"m"), exchange="", routing_key=declared)
         try:
-            monkeypatch.setattr(depths_module, "QUEUES", (missing, declared))
+            monkeypatch.setattr(depths_module, "broker_queues", lambda: [missing, declared])
             config = dataclasses.replace(settings.CONFIG, broker_url=url)
             with override_settings(CONFIG=config, CELERY_BROKER_URL=url):
                 # RabbitMQ counts a published message a moment later.
