@@ -60,6 +60,9 @@ def process_env(**extra: str) -> dict[str, str]:
     # start must keep Django's check.
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(extra)
+    # tests/settings.py keeps a REDIS_URL "given from outside" over the one it is passed: the
+    # process must take this one (a test's own server, when the settings point there).
+    env["IP_TEST_REDIS_URL_GIVEN"] = env["REDIS_URL"]
     return env
 
 
