@@ -12,6 +12,8 @@ change the copy holds (its language, a hint, a give-up), so the copy is all a re
   one cached and not below the floor: a slow writer or a reader with an old copy can never put
   it back over a newer one, and nothing is ever deleted, so delete-then-stale-set cannot happen.
 - A reader passing `min_version` never gets a copy whose version is older than that.
+- Each store, taken or refused, is recorded by the same script in a capped list beside the hash
+  (`attempt_cache_writes`, for the staff timeline): no extra round trip.
 - A cold key is computed by the reader holding a short lease; the others wait for its copy while
   the lease lives (single flight), so a slow database is asked once, not by every reader. They
   read the database themselves only when the leader is done without a copy that will do, or its
@@ -26,7 +28,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
+import socket
 import threading
 import time
 from typing import Any
@@ -37,36 +41,48 @@ from attempts.models import Attempt
 from attempts.selectors.payloads import attempt_payload_from_db
 from interviewprep import metrics
 from interviewprep.backoff import cache_backoff
+from interviewprep.logging import current_request_id
 from interviewprep.per_process import PerProcess
 from interviewprep.redis_state import RELEASE_IF_OWNER, cache_redis
 from interviewprep.ticker import ticker
 
 logger = logging.getLogger(__name__)
 
+_HOST = socket.gethostname()
+
 TTL_SECONDS = 3600
 FLOOR_SECONDS = 120  # a raised floor whose writer rolled back stops forcing misses after this
 LEASE_MS = 2000  # also bounds how long a reader waits for another's copy
+WRITES_KEPT = 50  # of each attempt's copy, for the staff timeline
 PAY_EVERY = 0.5  # how often a process owing floors tries Redis again (one try waits <= 250 ms)
 
-# KEYS[1] = hash; ARGV = stamp, payload, ttl, read_at (when the copy was read from PostgreSQL)
+# KEYS[1] = hash, KEYS[2] = its list of writes; ARGV = stamp, payload, ttl, read_at (when the copy
+# was read from PostgreSQL), the write's record (JSON), how many records to keep.
 # Returns 1 stored, 0 not newer than the cached copy, -1 below a floor that was in force when the
 # copy was read. A copy read after its floor lapsed is the database's word on a writer that has
 # long committed or rolled back, so it clears that floor (else a rolled-back writer's floor would
-# force misses for ever).
+# force misses for ever). Every call appends "<outcome> <record>" to the capped list, in the same
+# round trip, for the staff timeline; the list expires no later than the copy.
 _SET_IF_NEWER = """
+local function recorded(outcome)
+  redis.call('rpush', KEYS[2], outcome .. ' ' .. ARGV[5])
+  redis.call('ltrim', KEYS[2], -tonumber(ARGV[6]), -1)
+  redis.call('expire', KEYS[2], ARGV[3])
+  return outcome
+end
 local cur = tonumber(redis.call('hget', KEYS[1], 'stamp') or '-1')
 local v = tonumber(ARGV[1])
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
 local floor_until = tonumber(redis.call('hget', KEYS[1], 'floor_until') or '0')
 local read_at = tonumber(ARGV[4])
-if v < floor and read_at < floor_until then return -1 end
+if v < floor and read_at < floor_until then return recorded(-1) end
 if floor >= 0 and read_at >= floor_until and v >= cur then
   redis.call('hdel', KEYS[1], 'floor', 'floor_until')
 end
-if v <= cur then return 0 end
+if v <= cur then return recorded(0) end
 redis.call('hset', KEYS[1], 'stamp', ARGV[1], 'payload', ARGV[2])
 redis.call('expire', KEYS[1], ARGV[3])
-return 1
+return recorded(1)
 """
 # KEYS[1] = hash; ARGV = stamp, floor_until, ttl, now
 # A live floor only ever goes up and lasts until the last writer's deadline; a lapsed one is
@@ -89,6 +105,10 @@ return 1
 
 def _key(attempt_id: int) -> str:
     return f"ip:attempt:{attempt_id}"
+
+
+def _writes_key(attempt_id: int) -> str:
+    return f"{_key(attempt_id)}:writes"
 
 
 def _available() -> bool:
@@ -218,17 +238,47 @@ def attempt_cache_floors_owed() -> int:
 
 def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
     """Set the copy if newer; `read_at` is when it was read from the database (see _SET_IF_NEWER)."""
+    record = {
+        "at": time.time(),
+        "stamp": payload["stamp"],
+        "version": payload["version"],
+        "status": payload["status"],
+        "process": f"{_HOST}:{os.getpid()}",
+        "request_id": current_request_id(),
+    }
     return int(
         cache_redis().eval(
             _SET_IF_NEWER,
-            1,
+            2,
             _key(attempt_id),
+            _writes_key(attempt_id),
             payload["stamp"],
             json.dumps(payload, separators=(",", ":")),
             TTL_SECONDS,
             read_at,
+            json.dumps(record, separators=(",", ":")),
+            WRITES_KEPT,
         )
     )
+
+
+_STORE_OUTCOMES = {1: "stored", 0: "not newer", -1: "under a floor"}
+
+
+def attempt_cache_writes(*, attempt_id: int) -> list[dict[str, Any]] | None:
+    """The last WRITES_KEPT writes of the attempt's copy, oldest first: when (`at`, seconds since
+    the epoch, the writer's clock), `stamp`, `version`, `status`, who (`process` as host:pid,
+    `request_id`) and `outcome` ("stored", "not newer", "under a floor"). None when Redis did
+    not answer (for staff: best effort)."""
+    try:
+        raw = cache_redis().lrange(_writes_key(attempt_id), 0, -1)
+    except redis.RedisError:
+        return None
+    writes = []
+    for entry in raw:
+        outcome, record = entry.decode().split(" ", 1)
+        writes.append({**json.loads(record), "outcome": _STORE_OUTCOMES.get(int(outcome), outcome)})
+    return writes
 
 
 def _compute(attempt_id: int) -> dict[str, Any] | None:
