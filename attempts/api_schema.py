@@ -124,15 +124,21 @@ class CacheDiffSerializer(serializers.Serializer):
 
 class TimelineEventSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
-    type = serializers.ChoiceField(choices=["request", "state", "try"])
+    type = serializers.ChoiceField(choices=["request", "state", "try", "cache"])
     summary = serializers.CharField()
     request_id = serializers.CharField(help_text="The X-Request-ID that caused it; empty when unknown.")
-    details = serializers.JSONField(help_text="By type: the submission or run; actor and reason; job, worker, timings.")
+    details = serializers.JSONField(
+        help_text="By type: the submission or run; actor and reason; job, worker, timings; "
+        "the cache write's stamp, version, status, outcome and writing process."
+    )
 
 
 class TimelineSerializer(serializers.Serializer):
     attempt_id = serializers.IntegerField()
     events = TimelineEventSerializer(many=True, help_text="Oldest first.")
+    cache_writes = serializers.ChoiceField(
+        choices=["shown", "unavailable"], help_text="unavailable: Redis did not answer; the other events stand."
+    )
 
 
 class RunAcceptedSerializer(serializers.Serializer):

@@ -414,10 +414,10 @@ class AttemptTimelineApi(APIView):
 
     @extend_schema(responses={200: shapes.TimelineSerializer})
     def get(self, request, attempt_id: int):
-        events = attempt_timeline(attempt_id=attempt_id)
-        if events is None:
+        timeline = attempt_timeline(attempt_id=attempt_id)
+        if timeline is None:
             raise NotFound(f"There is no attempt {attempt_id}.")
-        return Response({"attempt_id": attempt_id, "events": timeline_payload(events)})
+        return Response({"attempt_id": attempt_id, **timeline_payload(timeline)})
 
 
 class RunCreateApi(APIView):

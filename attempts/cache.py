@@ -12,20 +12,25 @@ change the copy holds (its language, a hint, a give-up), so the copy is all a re
   one cached and not below the floor: a slow writer or a reader with an old copy can never put
   it back over a newer one, and nothing is ever deleted, so delete-then-stale-set cannot happen.
 - A reader passing `min_version` never gets a copy whose version is older than that.
+- Each store, taken or refused, is recorded by the same script in a capped list beside the hash
+  (`attempt_cache_writes`, for the staff timeline): no extra round trip.
 - A cold key is computed by the reader holding a short lease; the others wait for its copy while
   the lease lives (single flight), so a slow database is asked once, not by every reader. They
   read the database themselves only when the leader is done without a copy that will do, or its
   lease ran out (it died or is slower than the lease).
-- Redis slow or down: every call has a 250 ms timeout and no retry, after a failure reads skip
-  the cache for a second, and the database answers. Floor raises are always tried, and one that
-  fails is owed: this process raises it at its next cache call once Redis answers again.
+- Redis slow or down: every call has a 250 ms timeout and no retry, after a failure this
+  process leaves Redis alone for a second (`interviewprep/backoff.py`), and the database
+  answers. A floor that could not be raised is owed: this process raises it within a second of
+  Redis's return, from its ticker (`interviewprep/ticker.py`) if no call of its own comes first.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
+import socket
 import threading
 import time
 from typing import Any
@@ -35,35 +40,49 @@ import redis
 from attempts.models import Attempt
 from attempts.selectors.payloads import attempt_payload_from_db
 from interviewprep import metrics
+from interviewprep.backoff import cache_backoff
+from interviewprep.logging import current_request_id
 from interviewprep.per_process import PerProcess
 from interviewprep.redis_state import RELEASE_IF_OWNER, cache_redis
+from interviewprep.ticker import ticker
 
 logger = logging.getLogger(__name__)
+
+_HOST = socket.gethostname()
 
 TTL_SECONDS = 3600
 FLOOR_SECONDS = 120  # a raised floor whose writer rolled back stops forcing misses after this
 LEASE_MS = 2000  # also bounds how long a reader waits for another's copy
-BACKOFF_AFTER_ERROR = 1.0
+WRITES_KEPT = 50  # of each attempt's copy, for the staff timeline
+PAY_EVERY = 0.5  # how often a process owing floors tries Redis again (one try waits <= 250 ms)
 
-# KEYS[1] = hash; ARGV = stamp, payload, ttl, read_at (when the copy was read from PostgreSQL)
+# KEYS[1] = hash, KEYS[2] = its list of writes; ARGV = stamp, payload, ttl, read_at (when the copy
+# was read from PostgreSQL), the write's record (JSON), how many records to keep.
 # Returns 1 stored, 0 not newer than the cached copy, -1 below a floor that was in force when the
 # copy was read. A copy read after its floor lapsed is the database's word on a writer that has
 # long committed or rolled back, so it clears that floor (else a rolled-back writer's floor would
-# force misses for ever).
+# force misses for ever). Every call appends "<outcome> <record>" to the capped list, in the same
+# round trip, for the staff timeline; the list expires no later than the copy.
 _SET_IF_NEWER = """
+local function recorded(outcome)
+  redis.call('rpush', KEYS[2], outcome .. ' ' .. ARGV[5])
+  redis.call('ltrim', KEYS[2], -tonumber(ARGV[6]), -1)
+  redis.call('expire', KEYS[2], ARGV[3])
+  return outcome
+end
 local cur = tonumber(redis.call('hget', KEYS[1], 'stamp') or '-1')
 local v = tonumber(ARGV[1])
 local floor = tonumber(redis.call('hget', KEYS[1], 'floor') or '-1')
 local floor_until = tonumber(redis.call('hget', KEYS[1], 'floor_until') or '0')
 local read_at = tonumber(ARGV[4])
-if v < floor and read_at < floor_until then return -1 end
+if v < floor and read_at < floor_until then return recorded(-1) end
 if floor >= 0 and read_at >= floor_until and v >= cur then
   redis.call('hdel', KEYS[1], 'floor', 'floor_until')
 end
-if v <= cur then return 0 end
+if v <= cur then return recorded(0) end
 redis.call('hset', KEYS[1], 'stamp', ARGV[1], 'payload', ARGV[2])
 redis.call('expire', KEYS[1], ARGV[3])
-return 1
+return recorded(1)
 """
 # KEYS[1] = hash; ARGV = stamp, floor_until, ttl, now
 # A live floor only ever goes up and lasts until the last writer's deadline; a lapsed one is
@@ -84,26 +103,20 @@ return 1
 """
 
 
-class _Backoff:
-    """Until when this process reads past the cache after an error."""
-
-    def __init__(self) -> None:
-        self.until = 0.0
-
-
-_backoff = PerProcess(_Backoff)
-
-
 def _key(attempt_id: int) -> str:
     return f"ip:attempt:{attempt_id}"
 
 
+def _writes_key(attempt_id: int) -> str:
+    return f"{_key(attempt_id)}:writes"
+
+
 def _available() -> bool:
-    return time.monotonic() >= _backoff.get().until
+    return cache_backoff().ready()
 
 
 def _failed(exc: Exception) -> None:
-    _backoff.get().until = time.monotonic() + BACKOFF_AFTER_ERROR
+    cache_backoff().failed()
     metrics.incr("interviewprep_cache_requests_total", {"outcome": "error"})
     logger.warning("cache unavailable, reading from the database", extra={"error": str(exc)})
 
@@ -142,10 +155,11 @@ class _OwedFloors:
     The writer commits anyway, and without its floor a copy older than its write would be
     served to readers without `min_version` until the next write or the copy's TTL (an hour).
     Raised late, after the commit, the floor still makes those readers miss and read the
-    database. Owed floors are paid at this process's next read or copy store once Redis
-    answers, never under a row lock (no timer: a process that makes no more calls leaves a lag
-    bounded by the TTL),
-    and given up after TTL_SECONDS, when every copy cached before the failure has expired.
+    database. While floors are owed, this process's ticker tries to pay them every
+    PAY_EVERY seconds, so they are paid within a second of Redis's return even if the process
+    makes no more calls (a worker child between jobs); its next read or copy store pays them too.
+    Never under a row lock. Given up after TTL_SECONDS, when every copy cached before the
+    failure has expired.
     """
 
     def __init__(self) -> None:
@@ -157,33 +171,63 @@ class _OwedFloors:
             held = self.owed.get(attempt_id)
             if held is None or held[0] < stamp:
                 self.owed[attempt_id] = (stamp, time.monotonic() + TTL_SECONDS)
+            ticker().start(_PAYER, _pay_owed_from_ticker, every=PAY_EVERY)
 
-    def pay(self) -> None:
-        """Raise the owed floors, stopping at the first failure (Redis still unreachable)."""
+    def pay(self) -> redis.RedisError | None:
+        """Raise the owed floors, stopping at the first failure (Redis still unreachable), which
+        it returns."""
         with self.lock:
             owed = list(self.owed.items())
+        failure = None
         for attempt_id, (stamp, give_up_at) in owed:
             try:
                 _raise_floor(attempt_id, stamp)
             except redis.RedisError as exc:
                 if time.monotonic() < give_up_at:
-                    _failed(exc)
-                    return
+                    failure = exc
+                    break
                 logger.error("owed cache floor given up", extra={"attempt_id": attempt_id, "stamp": stamp})
             else:
                 logger.info("owed cache floor raised", extra={"attempt_id": attempt_id, "stamp": stamp})
             with self.lock:
                 if self.owed.get(attempt_id, (None,))[0] == stamp:
                     del self.owed[attempt_id]
+        with self.lock:
+            if not self.owed:
+                ticker().stop(_PAYER)
+        return failure
+
+    def clear(self) -> None:
+        with self.lock:
+            self.owed.clear()
+            ticker().stop(_PAYER)
 
 
 _owed = PerProcess(_OwedFloors)
+_PAYER = "owed cache floors"
 
 
 def _pay_owed() -> None:
+    """At a cache call: pay what this process owes unless it backs off after an error."""
     owed = _owed.made()
     if owed is not None and owed.owed and _available():
-        owed.pay()
+        failure = owed.pay()
+        if failure is not None:
+            _failed(failure)
+
+
+def _pay_owed_from_ticker() -> None:
+    """Tried whatever the back-off says: Redis's return must be noticed within PAY_EVERY. A
+    failure keeps this process's other calls off Redis, quietly (the call that failed first
+    warned); a payment made shows Redis answers again, so the back-off ends at once."""
+    owed = _owed.made()
+    if owed is None:
+        return
+    if owed.pay() is None:
+        cache_backoff().forget()
+    else:
+        cache_backoff().failed()
+        logger.debug("owed cache floors still unpaid")
 
 
 def attempt_cache_floors_owed() -> int:
@@ -194,17 +238,47 @@ def attempt_cache_floors_owed() -> int:
 
 def _store(attempt_id: int, payload: dict[str, Any], *, read_at: float) -> int:
     """Set the copy if newer; `read_at` is when it was read from the database (see _SET_IF_NEWER)."""
+    record = {
+        "at": time.time(),
+        "stamp": payload["stamp"],
+        "version": payload["version"],
+        "status": payload["status"],
+        "process": f"{_HOST}:{os.getpid()}",
+        "request_id": current_request_id(),
+    }
     return int(
         cache_redis().eval(
             _SET_IF_NEWER,
-            1,
+            2,
             _key(attempt_id),
+            _writes_key(attempt_id),
             payload["stamp"],
             json.dumps(payload, separators=(",", ":")),
             TTL_SECONDS,
             read_at,
+            json.dumps(record, separators=(",", ":")),
+            WRITES_KEPT,
         )
     )
+
+
+_STORE_OUTCOMES = {1: "stored", 0: "not newer", -1: "under a floor"}
+
+
+def attempt_cache_writes(*, attempt_id: int) -> list[dict[str, Any]] | None:
+    """The last WRITES_KEPT writes of the attempt's copy, oldest first: when (`at`, seconds since
+    the epoch, the writer's clock), `stamp`, `version`, `status`, who (`process` as host:pid,
+    `request_id`) and `outcome` ("stored", "not newer", "under a floor"). None when Redis did
+    not answer (for staff: best effort)."""
+    try:
+        raw = cache_redis().lrange(_writes_key(attempt_id), 0, -1)
+    except redis.RedisError:
+        return None
+    writes = []
+    for entry in raw:
+        outcome, record = entry.decode().split(" ", 1)
+        writes.append({**json.loads(record), "outcome": _STORE_OUTCOMES.get(int(outcome), outcome)})
+    return writes
 
 
 def _compute(attempt_id: int) -> dict[str, Any] | None:
@@ -246,11 +320,10 @@ def attempt_cache_key(attempt_id: int) -> str:
 def attempt_cache_forget_process_state() -> None:
     """Forget this process's backoff after a cache error and the floors it owes (for tests,
     which must not inherit an earlier test's Redis failure)."""
-    _backoff.get().until = 0.0
+    cache_backoff().forget()
     owed = _owed.made()
     if owed is not None:
-        with owed.lock:
-            owed.owed.clear()
+        owed.clear()
 
 
 def _read(attempt_id: int) -> tuple[dict[str, Any] | None, int]:

@@ -62,10 +62,15 @@ def attempt_cache_diff_page(request: HttpRequest, attempt_id: int) -> HttpRespon
 @never_cache
 @staff_member_required
 def attempt_timeline_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    events = attempt_timeline(attempt_id=attempt_id)
-    if events is None:
+    timeline = attempt_timeline(attempt_id=attempt_id)
+    if timeline is None:
         raise Http404(f"There is no attempt {attempt_id}.")
-    return render(request, "staff/timeline.html", {"attempt_id": attempt_id, "events": events})
+    context = {
+        "attempt_id": attempt_id,
+        "events": timeline.events,
+        "cache_writes_shown": timeline.cache_writes_shown,
+    }
+    return render(request, "staff/timeline.html", context)
 
 
 def _staff_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

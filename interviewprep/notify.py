@@ -16,7 +16,9 @@ a message is only a hint to look again. It may skip the look for a message that 
 
 Best effort on both sides; the database stays the truth. Pub/sub keeps nothing: a message
 reaches only who listens at that instant, and a Redis failure loses it. A publish that fails is
-logged at warning and the committed change stands. A waiter that cannot listen, or whose
+logged at warning and the committed change stands; for a second after a failure on the cache's
+server (`cache_backoff()`), publishes are skipped, so a paused Redis costs one socket timeout, not
+one per state change. A waiter that cannot listen, or whose
 message was lost, answers at its deadline: its caller then reads the current state. So Redis
 down makes a wait answer late, never wrongly.
 
@@ -54,6 +56,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from interviewprep import metrics
+from interviewprep.backoff import cache_backoff
 from interviewprep.per_process import PerProcess
 from interviewprep.redis_state import cache_redis
 
@@ -78,9 +81,16 @@ def notify_on_commit(channel: str, message: str) -> None:
 
 
 def _publish(channel: str, message: str) -> None:
+    # A paused Redis makes a publish wait its socket timeout: after a failure (of a publish or a
+    # cache call, same server) this process skips publishes for the back-off, as if lost.
+    backoff = cache_backoff()
+    if not backoff.ready():
+        logger.debug("notify skipped: Redis failed a moment ago", extra={"channel": channel})
+        return
     try:
         cache_redis().publish(_prefix() + channel, message)
     except redis.RedisError as exc:
+        backoff.failed()
         logger.warning(
             "notify failed: its waiters answer at their deadline", extra={"channel": channel, "error": str(exc)}
         )

@@ -1,4 +1,4 @@
-"""The one idiom for per-process state (the heartbeat thread, owed cache floors)."""
+"""The one idiom for per-process state (the ticker thread, the runs it beats for, owed cache floors)."""
 
 from __future__ import annotations
 

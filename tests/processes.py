@@ -60,6 +60,9 @@ def process_env(**extra: str) -> dict[str, str]:
     # start must keep Django's check.
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(extra)
+    # The process takes this REDIS_URL as it is (a test's own server, when the settings point
+    # there), not the per-test-process databases tests/settings.py would pick.
+    env["IP_TEST_REDIS_URL_EXACT"] = env["REDIS_URL"]
     return env
 
 

@@ -27,11 +27,12 @@ if not os.path.basename(os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")).startswi
 
 # A REDIS_URL given from outside names the server; the databases are per test process, on that
 # server or the default one. The first process remembers what was given, since pytest-xdist's
-# workers inherit its environment.
+# workers inherit its environment. A process a test starts is told its URL exactly
+# (tests/processes.py).
 os.environ.setdefault("IP_TEST_REDIS_URL_GIVEN", os.environ.get("REDIS_URL", ""))
 _server = urlsplit(os.environ["IP_TEST_REDIS_URL_GIVEN"] or "redis://127.0.0.1:6379/")
 _db = _REDIS_PAIRS[_index][0] if WORKER or not _server.path.strip("/") else int(_server.path.strip("/"))
-os.environ["REDIS_URL"] = urlunsplit(_server._replace(path=f"/{_db}"))
+os.environ["REDIS_URL"] = os.environ.get("IP_TEST_REDIS_URL_EXACT") or urlunsplit(_server._replace(path=f"/{_db}"))
 os.environ.setdefault("SUBMIT_RATE", "off")
 os.environ.setdefault("RUN_RATE", "off")
 # Creating a run answers 202 at once: most tests have no worker to wait for.

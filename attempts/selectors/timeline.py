@@ -1,34 +1,44 @@
 """One attempt's timeline for staff: the requests that made its submissions and runs, every
-state change, and every try of their jobs, in time order."""
+state change, every try of their jobs, and the writes of its cached copy, in time order."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db.models import Q
 
+from attempts.cache import attempt_cache_writes
 from attempts.models import Attempt, Run, StateChange, Submission
 from attempts.services.attempts import EVALUATE
 from attempts.services.runs import RUN
 from evaluation.jobs import jobs_of_subjects
 
-# Within one instant, the request first, then what it changed, then the tries it caused.
-_ORDER = {"request": 0, "state": 1, "try": 2}
+# Within one instant, the request first, then what it changed, then the tries it caused, and the
+# cache writes that follow a change.
+_ORDER = {"request": 0, "state": 1, "try": 2, "cache": 3}
 
 
 @dataclass(frozen=True)
 class TimelineEvent:
     at: datetime
-    type: str  # "request", "state" or "try"
+    type: str  # "request", "state", "try" or "cache"
     summary: str
     request_id: str = ""
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def attempt_timeline(*, attempt_id: int) -> list[TimelineEvent] | None:
-    """None when there is no such attempt. Six reads, however long the attempt's history."""
+@dataclass(frozen=True)
+class Timeline:
+    events: list[TimelineEvent]
+    # The cache writes come from Redis, best effort: False when it did not answer (the rest stands).
+    cache_writes_shown: bool
+
+
+def attempt_timeline(*, attempt_id: int) -> Timeline | None:
+    """None when there is no such attempt. Six database reads however long the attempt's
+    history, and one Redis read for the cache writes (the last `WRITES_KEPT` of them)."""
     if not Attempt.objects.filter(pk=attempt_id).exists():
         return None
     submissions = list(
@@ -62,8 +72,10 @@ def attempt_timeline(*, attempt_id: int) -> list[TimelineEvent] | None:
     ]
     events += [_state_event(change) for change in _state_changes(attempt_id, submissions, runs)]
     events += [_try_event(job, job_try) for job in jobs for job_try in job.job_tries.all()]
+    writes = attempt_cache_writes(attempt_id=attempt_id)
+    events += [_cache_event(write) for write in writes or ()]
     events.sort(key=lambda event: (event.at, _ORDER[event.type]))
-    return events
+    return Timeline(events=events, cache_writes_shown=writes is not None)
 
 
 def _state_changes(attempt_id: int, submissions: list[dict], runs: list[dict]) -> list[StateChange]:
@@ -101,5 +113,21 @@ def _try_event(job, job_try) -> TimelineEvent:
     )
 
 
-def timeline_payload(events: list[TimelineEvent]) -> list[dict[str, Any]]:
-    return [asdict(event) for event in events]
+def _cache_event(write: dict[str, Any]) -> TimelineEvent:
+    return TimelineEvent(
+        at=datetime.fromtimestamp(write["at"], tz=UTC),
+        type="cache",
+        summary=f"cache write, stamp {write['stamp']} (version {write['version']}, {write['status']}): "
+        f"{write['outcome']}",
+        request_id=write["request_id"],
+        details={key: write[key] for key in ("stamp", "version", "status", "outcome", "process")},
+    )
+
+
+def timeline_payload(timeline: Timeline) -> dict[str, Any]:
+    """The API's body without the attempt id: the events, and `cache_writes` "shown" or
+    "unavailable"."""
+    return {
+        "events": [asdict(event) for event in timeline.events],
+        "cache_writes": "shown" if timeline.cache_writes_shown else "unavailable",
+    }

@@ -1,15 +1,15 @@
 """Keeps a run's lease and lock alive while its work goes on, and notices a lost lease.
 
-One beating thread per process serves every run in it (a Celery child runs one at a time, a
-test process may run several): made on first use with PerProcess, so a forked child makes its
-own.
+One callback on the process's ticker (`interviewprep/ticker.py`) beats for every run in it (a
+Celery child runs one at a time, a test process may run several), registered while a run goes
+on: a process running nothing beats nothing. Per process through PerProcess, so a forked child
+has its own.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 
 from django.conf import settings
 from django.db import connection
@@ -18,6 +18,7 @@ from django.utils import timezone
 from evaluation.jobs.locks import SubjectLock
 from evaluation.models import EvaluationJob, JobStatus
 from interviewprep.per_process import PerProcess
+from interviewprep.ticker import ticker
 
 logger = logging.getLogger(__name__)
 
@@ -50,32 +51,29 @@ class _Beater:
     def __init__(self) -> None:
         self.runs: set[Heartbeat] = set()
         self._guard = threading.Lock()
-        threading.Thread(target=self._loop, name="heartbeat", daemon=True).start()
 
     def add(self, beat: Heartbeat) -> None:
         with self._guard:
             self.runs.add(beat)
+            ticker().start(_BEATS, self._beat_all, every=settings.CONFIG.heartbeat_interval)
 
     def discard(self, beat: Heartbeat) -> None:
         with self._guard:
             self.runs.discard(beat)
+            if not self.runs:
+                # The ticker's thread ends with its last callback and gives its connection back.
+                ticker().stop(_BEATS)
 
-    def _loop(self) -> None:
-        interval = settings.CONFIG.heartbeat_interval
-        while True:
-            time.sleep(interval)
-            with self._guard:
-                runs = [beat for beat in self.runs if not beat.lost]
-            if not runs:
-                # Nothing running: give the connection back rather than hold it idle.
+    def _beat_all(self) -> None:
+        with self._guard:
+            runs = [beat for beat in self.runs if not beat.lost]
+        for beat in runs:
+            try:
+                beat.beat()
+            except Exception:  # noqa: BLE001 - a failed beat only risks the lease, never the result
+                logger.exception("heartbeat failed", extra={"job_id": beat.job_id})
                 connection.close()
-                continue
-            for beat in runs:
-                try:
-                    beat.beat()
-                except Exception:  # noqa: BLE001 - a failed beat only risks the lease, never the result
-                    logger.exception("heartbeat failed", extra={"job_id": beat.job_id})
-                    connection.close()
 
 
+_BEATS = "heartbeat"
 _beater = PerProcess(_Beater)

@@ -1,16 +1,19 @@
-"""The staff timeline of one attempt: requests, state changes and job tries, oldest first."""
+"""The staff timeline of one attempt: requests, state changes, job tries and cache writes, oldest first."""
 
 import uuid
 
 import pytest
+from django.conf import settings
 from django.db import connection
-from django.test import Client
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
+from attempts.models import Attempt, AttemptStatus
 from attempts.selectors.timeline import attempt_timeline
 from evaluation.jobs import job_run
 from tests.factories import AttemptFactory, UserFactory
 from tests.helpers import job_of
+from tests.processes import free_port, wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +42,10 @@ def _staff() -> Client:
 def test_the_timeline_shows_the_request_its_state_changes_and_the_try_in_time_order(api_client_for):
     attempt, submission_id, job = _submitted_and_scored(api_client_for, "click-7f3a")
     with CaptureQueriesContext(connection) as ctx:
-        events = attempt_timeline(attempt_id=attempt.pk)
+        timeline = attempt_timeline(attempt_id=attempt.pk)
     assert len(ctx.captured_queries) == 6
+    assert timeline.cache_writes_shown
+    events = [event for event in timeline.events if event.type != "cache"]
     assert [event.at for event in events] == sorted(event.at for event in events)
     types = [event.type for event in events]
     assert types[0] == "request" and types.count("try") == 1
@@ -88,3 +93,80 @@ def test_the_attempt_admin_page_links_to_its_timeline():
     admin.force_login(UserFactory(is_staff=True, is_superuser=True))
     page = admin.get(f"/admin/attempts/attempt/{attempt.pk}/change/").content.decode()
     assert f'href="/staff/attempts/{attempt.pk}/timeline/"' in page
+
+
+def test_a_real_submission_shows_its_cache_writes_in_order_with_its_state_changes(workers, api_client_for):
+    """Through a real worker: each write of the cached copy appears with its stamp, version and
+    writer, after the state change whose copy it wrote."""
+    workers(concurrency=1, EVALUATOR_FAULTS="delay=1")
+    attempt = AttemptFactory()
+    candidate = api_client_for(attempt.user)
+    response = candidate.post(
+        f"/api/v1/attempts/{attempt.pk}/submissions/",
+        {"answer": "score=70"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex,
+        HTTP_X_REQUEST_ID="click-cache-9",
+    )
+    assert response.status_code == 202, response.content
+    # The candidate's page reads the attempt while it waits: that read fills the cache.
+    read = candidate.get(f"/api/v1/attempts/{attempt.pk}/", HTTP_X_REQUEST_ID="poll-1")
+    assert read.json()["status"] in ("queued", "processing")
+    wait_for(
+        lambda: Attempt.objects.get(pk=attempt.pk).status == AttemptStatus.COMPLETED,
+        timeout=60,
+        message="the submission scored",
+    )
+    staff = api_client_for(UserFactory(is_staff=True))
+    body = wait_for(
+        lambda: _with_completed_copy(staff.get(f"/api/v1/ops/attempts/{attempt.pk}/timeline/").json()),
+        timeout=30,
+        message="the worker's write of the completed copy",
+    )
+    assert body["cache_writes"] == "shown"
+    events = body["events"]
+    assert [event["at"] for event in events] == sorted(event["at"] for event in events)
+    writes = [event for event in events if event["type"] == "cache"]
+    stored = [w for w in writes if w["details"]["outcome"] == "stored"]
+    assert [w["details"]["version"] for w in stored] == sorted(w["details"]["version"] for w in stored)
+    assert len(stored) == 2 and stored[-1]["details"]["status"] == "completed"
+    assert stored[0]["request_id"] == "poll-1"
+    for status in {w["details"]["status"] for w in stored}:
+        moved = f"attempt {attempt.pk}: "
+        change = next(
+            i
+            for i, e in enumerate(events)
+            if e["type"] == "state" and e["summary"].startswith(moved) and e["summary"].endswith(status)
+        )
+        write = next(i for i, e in enumerate(events) if e in stored and e["details"]["status"] == status)
+        assert change < write, (status, events)
+    (completed,) = [w for w in stored if w["details"]["status"] == "completed"]
+    (job_try,) = [event for event in events if event["type"] == "try"]
+    # The worker's child wrote it, for the click that made the submission.
+    assert completed["details"]["process"].rsplit(":", 1)[1] == job_try["details"]["worker"].rsplit(":", 1)[1]
+    assert completed["request_id"] == "click-cache-9"
+    assert completed["summary"].startswith(f"cache write, stamp {completed['details']['stamp']} (version ")
+
+    html = _staff().get(f"/staff/attempts/{attempt.pk}/timeline/").content.decode()
+    assert f"by process {completed['details']['process']}" in html
+    assert "cache-writes-unavailable" not in html
+
+
+def _with_completed_copy(body: dict) -> dict | None:
+    done = any(
+        e["type"] == "cache" and e["details"]["status"] == "completed" and e["details"]["outcome"] == "stored"
+        for e in body["events"]
+    )
+    return body if done else None
+
+
+def test_redis_down_the_timeline_says_cache_writes_are_unavailable_and_shows_the_rest(api_client_for):
+    attempt, submission_id, _ = _submitted_and_scored(api_client_for, "click-2")
+    unreachable = {"default": {**settings.CACHES["default"], "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}
+    with override_settings(CACHES=unreachable):
+        body = api_client_for(UserFactory(is_staff=True)).get(f"/api/v1/ops/attempts/{attempt.pk}/timeline/").json()
+        html = _staff().get(f"/staff/attempts/{attempt.pk}/timeline/").content.decode()
+    assert body["cache_writes"] == "unavailable"
+    assert {event["type"] for event in body["events"]} == {"request", "state", "try"}
+    assert 'id="cache-writes-unavailable"' in html
+    assert f"submit: submission {submission_id}" in html

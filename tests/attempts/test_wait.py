@@ -188,10 +188,13 @@ def test_redis_paused_a_state_change_still_commits_and_a_wait_answers_at_its_dea
     client = api_client_for(attempt.user)
     paused_redis.pause()
 
-    with caplog.at_level(logging.WARNING, logger="interviewprep.notify"):
+    with caplog.at_level(logging.WARNING):
         new_version = _commit_move(attempt.pk)
     assert Attempt.objects.get(pk=attempt.pk).version == new_version == attempt.version + 1
-    assert any("notify failed" in r.getMessage() for r in caplog.records)
+    # The first call to the paused server (the floor's raise) waited its timeout; the publish
+    # after it was skipped by the back-off the two share.
+    warned = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith(("cache unavailable", "notify failed")) for m in warned), warned
 
     response, elapsed = _timed_get(client, attempt.pk, min_version=new_version + 1, wait=0.5)
     assert response.status_code == 200
