@@ -58,6 +58,18 @@ def job_run(*, job_id: int, worker: str, kind: str | None = None, subject_id: in
     return result
 
 
+def _stopping(exc: BaseException) -> BaseException | None:
+    """The SystemExit or KeyboardInterrupt behind `exc`, if it broke because the process stops."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, SystemExit | KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def _run_claimed(claim: Claim) -> str:
     lock = SubjectLock(claim.lock_key, str(claim.token), ttl_seconds=lease_timeout())
     if not lock.acquire():
@@ -83,6 +95,11 @@ def _run_claimed(claim: Claim) -> str:
     except PermanentJobError as exc:
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     except Exception as exc:  # noqa: BLE001 - an unknown error is a bug or bad data: no blind retries
+        stopping = _stopping(exc)
+        if stopping is not None:
+            # The process is being stopped (a terminated child), and an import or call broke
+            # on the way: that says nothing of the work, so the try is abandoned, not failed.
+            raise stopping from exc
         logger.exception("job failed permanently")
         return job_fail_permanent(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=8))
     finally:

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.nodb
 
 UNITS = ROOT / "deploy" / "systemd"
 INSTALL = "/opt/interviewprep"
-WORKERS = ["worker", "worker-run", "worker-generate"]
+# Every Celery worker line of the Procfile (each may run candidate code in the sandbox).
+WORKERS = [line.split(":", 1)[0] for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("worker")]
 
 
 def _unit(name: str) -> dict[str, dict[str, str]]:
