@@ -1,5 +1,6 @@
-"""One attempt's timeline for staff: the requests that made its submissions and runs, every
-state change, every try of their jobs, and the writes of its cached copy, in time order."""
+"""One attempt's timeline for staff: the requests that made its submissions and runs, the
+regrades of its submissions, every state change, every try of their jobs, and the writes of its
+cached copy, in time order."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 from django.db.models import Q
 
 from attempts.cache import attempt_cache_writes
-from attempts.models import Attempt, Run, StateChange, Submission
+from attempts.models import Attempt, Regrade, Run, StateChange, Submission
+from attempts.selectors.regrades import REGRADE
 from attempts.services.attempts import EVALUATE
 from attempts.services.runs import RUN
 from evaluation.jobs import jobs_of_subjects
@@ -37,7 +39,7 @@ class Timeline:
 
 
 def attempt_timeline(*, attempt_id: int) -> Timeline | None:
-    """None when there is no such attempt. Six database reads however long the attempt's
+    """None when there is no such attempt. Seven database reads however long the attempt's
     history, and one Redis read for the cache writes (the last `WRITES_KEPT` of them)."""
     if not Attempt.objects.filter(pk=attempt_id).exists():
         return None
@@ -45,7 +47,14 @@ def attempt_timeline(*, attempt_id: int) -> Timeline | None:
         Submission.objects.filter(attempt_id=attempt_id).values("pk", "created_at", "language", "idempotency_key")
     )
     runs = list(Run.objects.filter(attempt_id=attempt_id).values("pk", "created_at", "language"))
-    jobs = jobs_of_subjects([(EVALUATE, [s["pk"] for s in submissions]), (RUN, [r["pk"] for r in runs])])
+    regrades = list(Regrade.objects.filter(submission__attempt_id=attempt_id))
+    jobs = jobs_of_subjects(
+        [
+            (EVALUATE, [s["pk"] for s in submissions]),
+            (RUN, [r["pk"] for r in runs]),
+            (REGRADE, [regrade.pk for regrade in regrades]),
+        ]
+    )
     # The request that made a submission or run is the one its first job keeps.
     made_by = {}
     for job in jobs:
@@ -70,6 +79,7 @@ def attempt_timeline(*, attempt_id: int) -> Timeline | None:
         )
         for r in runs
     ]
+    events += [event for regrade in regrades for event in _regrade_events(regrade)]
     events += [_state_event(change) for change in _state_changes(attempt_id, submissions, runs)]
     events += [_try_event(job, job_try) for job in jobs for job_try in job.job_tries.all()]
     writes = attempt_cache_writes(attempt_id=attempt_id)
@@ -94,6 +104,38 @@ def _state_event(change: StateChange) -> TimelineEvent:
         summary=f"{change.entity} {change.object_id}: {change.from_status} → {change.to_status}",
         details={"actor": change.actor, "reason": change.reason},
     )
+
+
+def _regrade_events(regrade: Regrade) -> list[TimelineEvent]:
+    """Its start (a staff member's request, made for a question change) and, once over, its verdict."""
+    details = {
+        "regrade_id": regrade.pk,
+        "submission_id": regrade.submission_id,
+        "question_change_id": regrade.change_id,
+    }
+    events = [
+        TimelineEvent(
+            at=regrade.created_at,
+            type="request",
+            summary=f"regrade: submission {regrade.submission_id}, question change {regrade.change_id}",
+            details=details,
+        )
+    ]
+    if regrade.finished_at is not None:
+        scores = f"{_score(regrade.previous_score)} → {_score(regrade.score)} " if regrade.score is not None else ""
+        events.append(
+            TimelineEvent(
+                at=regrade.finished_at,
+                type="state",
+                summary=f"regrade {regrade.pk}: {scores}({regrade.status})",
+                details=details,
+            )
+        )
+    return events
+
+
+def _score(score: float | None) -> str:
+    return "none" if score is None else f"{score:g}"
 
 
 def _try_event(job, job_try) -> TimelineEvent:

@@ -8,10 +8,13 @@ from django.db import connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
-from attempts.models import Attempt, AttemptStatus
+from attempts.models import Attempt, AttemptStatus, Regrade
 from attempts.selectors.timeline import attempt_timeline
+from attempts.services.regrades import regrade_start
 from evaluation.jobs import job_run
-from tests.factories import AttemptFactory, UserFactory
+from evaluation.models import EvaluationJob
+from tests.attempts.regrade_helpers import grading_changed, scored_attempt
+from tests.factories import AttemptFactory, QuestionFactory, UserFactory
 from tests.helpers import job_of
 from tests.processes import free_port, wait_for
 
@@ -43,7 +46,7 @@ def test_the_timeline_shows_the_request_its_state_changes_and_the_try_in_time_or
     attempt, submission_id, job = _submitted_and_scored(api_client_for, "click-7f3a")
     with CaptureQueriesContext(connection) as ctx:
         timeline = attempt_timeline(attempt_id=attempt.pk)
-    assert len(ctx.captured_queries) == 6
+    assert len(ctx.captured_queries) == 7
     assert timeline.cache_writes_shown
     events = [event for event in timeline.events if event.type != "cache"]
     assert [event.at for event in events] == sorted(event.at for event in events)
@@ -170,3 +173,25 @@ def test_redis_down_the_timeline_says_cache_writes_are_unavailable_and_shows_the
     assert {event["type"] for event in body["events"]} == {"request", "state", "try"}
     assert 'id="cache-writes-unavailable"' in html
     assert f"submit: submission {submission_id}" in html
+
+
+def test_a_regrade_of_the_attempt_shows_with_its_job_tries():
+    question = QuestionFactory()
+    attempt = scored_attempt(question, score=60, answer="score=90")
+    regrade_start(change_id=grading_changed(question).pk, user=UserFactory(is_staff=True))
+    job = EvaluationJob.objects.get(kind="regrade")
+    assert job_run(job_id=job.pk, worker="regrade@host:7") == "succeeded"
+    regrade = Regrade.objects.get()
+
+    with CaptureQueriesContext(connection) as ctx:
+        timeline = attempt_timeline(attempt_id=attempt.pk)
+    assert len(ctx.captured_queries) == 7
+    summaries = [event.summary for event in timeline.events]
+    started = f"regrade: submission {attempt.latest_submission_id}, question change {regrade.change_id}"
+    assert started in summaries
+    (job_try,) = [event for event in timeline.events if event.type == "try"]
+    assert job_try.summary == f"regrade job {job.pk}, try 1: succeeded"
+    assert job_try.details["worker"] == "regrade@host:7"
+    assert summaries.index(started) < summaries.index(job_try.summary)
+    (verdict,) = [event for event in timeline.events if event.summary.startswith(f"regrade {regrade.pk}:")]
+    assert verdict.summary == f"regrade {regrade.pk}: 60 → 90 ({regrade.status})"
