@@ -16,7 +16,8 @@ import yaml
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
-from attempts.models import Difficulty, Question, QuestionKind
+from attempts.models import Difficulty, Question, QuestionChange, QuestionKind
+from attempts.selectors.regrades import regrade_candidates
 from attempts.services.regrades import question_change_record
 from evaluation.evaluators.base import PermanentEvaluationError
 from evaluation.evaluators.rubric import validate_rubric_spec
@@ -64,14 +65,33 @@ class QuestionFileError(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+@dataclass(frozen=True)
+class RegradeOffer:
+    """A load changed what grades a question: its scored answers keep their scores until staff start it."""
+
+    slug: str
+    summary: str
+    scored_answers: int
+
+    def line(self) -> str:
+        answers = f"{self.scored_answers} scored answer{'' if self.scored_answers == 1 else 's'}"
+        keep = "keeps its old score" if self.scored_answers == 1 else "keep their old scores"
+        return (
+            f"{self.slug}: {self.summary}; {answers} {keep} until staff start the regrade "
+            f"(admin, question changes, or POST /api/v1/ops/questions/{self.slug}/regrade/)"
+        )
+
+
 @dataclass
 class LoadReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    regrades_offered: list[RegradeOffer] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"{len(self.created)} created, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+        counts = f"{len(self.created)} created, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+        return "\n".join([counts, *(offer.line() for offer in self.regrades_offered)])
 
 
 def _is_json_value(value: Any) -> bool:
@@ -265,11 +285,13 @@ def question_upsert(*, data: dict[str, Any], source: str | None = None) -> tuple
     A question whose fields already equal `data` is left untouched: no save, so `updated_at`
     only moves when the content really changed.
     """
-    question, outcome = _question_upsert(data=data, source=source)
+    question, outcome, _ = _question_upsert(data=data, source=source)
     return question, outcome == "created"
 
 
-def _question_upsert(*, data: dict[str, Any], source: str | None) -> tuple[Question, UpsertOutcome]:
+def _question_upsert(
+    *, data: dict[str, Any], source: str | None
+) -> tuple[Question, UpsertOutcome, QuestionChange | None]:
     fields = question_validate(data=data, source=source)
     slug = fields.pop("slug")
     with transaction.atomic():
@@ -278,18 +300,18 @@ def _question_upsert(*, data: dict[str, Any], source: str | None) -> tuple[Quest
             try:
                 # A savepoint, so a concurrent loader creating the same slug costs only this insert.
                 with transaction.atomic():
-                    return Question.objects.create(slug=slug, **fields), "created"
+                    return Question.objects.create(slug=slug, **fields), "created", None
             except IntegrityError:
                 question = Question.objects.select_for_update().get(slug=slug)
         changed = [name for name, value in fields.items() if getattr(question, name) != value]
         if not changed:
-            return question, "unchanged"
+            return question, "unchanged", None
         for name in changed:
             setattr(question, name, fields[name])
         question.save(update_fields=[*changed, "updated_at"])
         # Answers scored before keep their scores until staff start the regrade it offers.
-        question_change_record(question=question, changed=changed)
-        return question, "updated"
+        change = question_change_record(question=question, changed=changed)
+        return question, "updated", change
 
 
 def question_file_read(*, path: Path) -> dict[str, Any]:
@@ -340,6 +362,9 @@ def questions_load(*, directory: Path) -> LoadReport:
     report = LoadReport()
     with transaction.atomic():
         for path, data in parsed:
-            question, outcome = _question_upsert(data=data, source=str(path))
+            question, outcome, change = _question_upsert(data=data, source=str(path))
             getattr(report, outcome).append(question.slug)
+            if change is not None:
+                offer = RegradeOffer(question.slug, change.summary, regrade_candidates(change=change).count())
+                report.regrades_offered.append(offer)
     return report

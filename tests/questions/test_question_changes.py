@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+from django.core.management import call_command
 
 from attempts.models import Question, QuestionChange
 from attempts.services.questions import questions_load
+from tests.attempts.regrade_helpers import scored_attempt
 from tests.questions.bank import BANK_DIR
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +94,31 @@ def test_a_rubric_and_a_reference_answer_are_named_as_changed(tmp_path):
             "the question's rubric and reference answer changed",
         ),
     ]
+
+
+def test_the_loaders_summary_offers_the_regrade_of_a_changed_question_with_its_scored_answers(tmp_path):
+    bank = _bank(tmp_path)
+    questions_load(directory=bank)
+    question = Question.objects.get(slug="brackets-balanced")
+    scored_attempt(question)
+    scored_attempt(question)
+
+    def add_test(data):
+        data["evaluation_spec"]["tests"].append({"name": "only openers", "args": ["(((("], "expected": False})
+
+    _edit(bank, CODING, add_test)
+    _edit(bank, WRITTEN, lambda data: data.update(title=data["title"] + " (again)"))
+    out = io.StringIO()
+    call_command("load_questions", "--dir", str(bank), stdout=out)
+    change = QuestionChange.objects.get()
+    assert out.getvalue().splitlines() == [
+        "0 created, 2 updated, 0 unchanged",
+        "brackets-balanced: the question's hidden tests changed; 2 scored answers keep their old scores until "
+        "staff start the regrade (admin, question changes, or POST /api/v1/ops/questions/brackets-balanced/regrade/)",
+    ]
+    assert change.regrade_started_at is None  # offered, never started by a load
+
+    questions_load(directory=bank)
+    out = io.StringIO()
+    call_command("load_questions", "--dir", str(bank), stdout=out)
+    assert out.getvalue().splitlines() == ["0 created, 0 updated, 2 unchanged"]
