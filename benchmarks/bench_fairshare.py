@@ -1,10 +1,12 @@
 """Fair share: one user's flood against another candidate's submit-to-result latency.
 
 One candidate submits a correct answer to a 20-test Python question one at a time (polling
-`?min_version=` until its result shows), first on an idle system, then right after a flooder
-sent 100 submits and 100 runs in about a second (throttles raised, so only the relay's share
-limit stands between the flood and the queues). The flood phase runs twice, side by side: with
-the relay's default JOBS_IN_FLIGHT_PER_USER and with 0 (no limit: the queues are plain FIFO).
+`?min_version=` until its result shows), first on an idle system, then while a flooder sends 100
+submits and 100 runs from 16 clients at once (throttles raised, so only the relay's share limit
+stands between the flood and the queues). The candidate starts once the flood has a backlog of
+jobs waiting, and the backlog is counted before each of its submits, so the table shows that the
+two overlapped. The flood phase runs twice, side by side: with the relay's default
+JOBS_IN_FLIGHT_PER_USER and with 0 (no limit: the queues are plain FIFO).
 Target: the candidate's p99 during the flood within 2x of its idle p99, with fair share.
 
     .venv/bin/python benchmarks/bench_fairshare.py [--submits 30] [--flood 100]
@@ -16,6 +18,7 @@ flushes; the Procfile's web, worker, worker-run and relay lines.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import threading
 import time
@@ -31,6 +34,7 @@ from benchmarks.bench_pipeline import CODING_ANSWER, CODING_QUESTION  # noqa: E4
 DB_NAME = "ip_bench_fairshare"
 TARGET = 2.0  # the flood's p99 over the idle p99
 FLOOD_THREADS = 16
+BACKLOG = 20  # flood jobs waiting before the candidate's first submit
 # Raised so that the flood reaches the queues: the relay's share limit is what is measured.
 UNTHROTTLED = {"SUBMIT_RATE": "off", "RUN_RATE": "off"}
 
@@ -47,12 +51,15 @@ def answer(n: int) -> str:
     return f"{CODING_ANSWER}\n# {n} {uuid.uuid4().hex}\n"
 
 
-def candidate_latencies(running: list[common.Proc], token: str, attempts: list[int]) -> list[float]:
+def candidate_latencies(
+    running: list[common.Proc], token: str, attempts: list[int], before_each=lambda: None
+) -> list[float]:
     """Submit to result seen, in ms, one submit at a time, each on an attempt of its own."""
     client = common.Client(token=token)
     latencies = []
     try:
         for attempt in attempts:
+            before_each()
             began = time.perf_counter()
             status, data, _ = client.request(
                 "POST",
@@ -105,39 +112,55 @@ def flood(token: str, attempts: list[int]) -> float:
     return time.perf_counter() - began
 
 
-def flood_drained(flooder_attempts: list[int]) -> bool:
+def flood_waiting(flooder_attempts: list[int]) -> int:
+    """The flood's jobs not finished yet: its backlog."""
     from attempts.models import Run, Submission
     from evaluation.models import FINAL_JOB_STATUSES, EvaluationJob
 
-    subjects = list(Submission.objects.filter(attempt_id__in=flooder_attempts).values_list("pk", flat=True))
-    runs = list(Run.objects.filter(attempt_id__in=flooder_attempts).values_list("pk", flat=True))
+    subjects = Submission.objects.filter(attempt_id__in=flooder_attempts).values("pk")
+    runs = Run.objects.filter(attempt_id__in=flooder_attempts).values("pk")
     waiting = EvaluationJob.objects.exclude(status__in=FINAL_JOB_STATUSES)
-    return not (
-        waiting.filter(kind="evaluate", subject_id__in=subjects).exists()
-        or waiting.filter(kind="run", subject_id__in=runs).exists()
+    return (
+        waiting.filter(kind="evaluate", subject_id__in=subjects).count()
+        + waiting.filter(kind="run", subject_id__in=runs).count()
     )
 
 
 def phase(procs, running, name: str, candidate, flooder, args) -> dict[str, float]:
     (candidate_token, candidate_attempts), (flooder_token, flooder_attempts) = candidate, flooder
+    backlog: list[int] = []
     with common.phase(name):
-        took = None
+        took: list[float] = []
+        sender = None
         if flooder_attempts:
-            took = flood(flooder_token, flooder_attempts)
+            sender = threading.Thread(target=lambda: took.append(flood(flooder_token, flooder_attempts)), daemon=True)
+            sender.start()
+            # The candidate starts into a backlog, not into an empty system.
+            common.wait_until(
+                lambda: flood_waiting(flooder_attempts) >= BACKLOG or not sender.is_alive(),
+                timeout=120,
+                what=f"a backlog of {BACKLOG} flood jobs",
+            )
         began = time.perf_counter()
-        latencies = sorted(candidate_latencies(running, candidate_token, candidate_attempts))
+        sample = (lambda: backlog.append(flood_waiting(flooder_attempts))) if flooder_attempts else (lambda: None)
+        latencies = sorted(candidate_latencies(running, candidate_token, candidate_attempts, sample))
         measured_for = time.perf_counter() - began
         drained_at = None
-        if flooder_attempts:
-            common.wait_until(lambda: flood_drained(flooder_attempts), timeout=600, what="the flood to drain")
+        if sender is not None:
+            sender.join(timeout=600)
+            if not took:
+                raise common.BenchFailure("the flood did not finish sending")
+            common.wait_until(lambda: flood_waiting(flooder_attempts) == 0, timeout=600, what="the flood to drain")
             drained_at = time.perf_counter() - began
     return {
         "p50": common.percentile(latencies, 50),
         "p99": common.percentile(latencies, 99),
         "max": latencies[-1],
-        "flood_s": took,
+        "flood_s": took[0] if took else None,
         "measured_s": measured_for,
         "drained_s": drained_at,
+        "backlog": statistics.median(backlog) if backlog else None,
+        "under_flood": sum(1 for waiting in backlog if waiting > 0),
     }
 
 
@@ -182,9 +205,29 @@ def main() -> None:
     idle_p99 = results["idle"]["p99"]
     print(f"\n== the candidate's submit -> result, {args.submits} submits one at a time per phase")
     common.print_table(
-        ["phase", "p50 ms", "p99 ms", "max ms", "p99 / idle p99", "flood sent in s", "flood drained after s"],
         [
-            [name, r["p50"], r["p99"], r["max"], r["p99"] / idle_p99, r["flood_s"] or "", r["drained_s"] or ""]
+            "phase",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "p99 / idle p99",
+            "flood sent in s",
+            "flood drained after s",
+            "flood backlog at a submit (median)",
+            "submits into a backlog",
+        ],
+        [
+            [
+                name,
+                r["p50"],
+                r["p99"],
+                r["max"],
+                r["p99"] / idle_p99,
+                r["flood_s"] or "",
+                r["drained_s"] or "",
+                "" if r["backlog"] is None else r["backlog"],
+                "" if r["backlog"] is None else f"{r['under_flood']} of {args.submits}",
+            ]
             for name, r in results.items()
         ],
     )
