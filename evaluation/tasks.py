@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from evaluation.jobs import job_run, job_tries_purge
+from evaluation.jobs import job_run, job_tries_purge, outbox_purge
 from evaluation.jobs.liveness import worker_beat_forget, worker_beat_record
 from evaluation.ops_samples import ops_sample_take
 from evaluation.sandbox import current_mode
@@ -31,9 +31,16 @@ def run_job(self, job_id: int, kind: str | None = None, subject_id: int | None =
 @shared_task(name="evaluation.tasks.take_ops_sample")
 def take_ops_sample() -> int:
     return ops_sample_take().pk
+
+
 @shared_task(name="evaluation.tasks.purge_job_tries")
 def purge_job_tries() -> int:
     return job_tries_purge()
+
+
+@shared_task(name="evaluation.tasks.purge_outbox")
+def purge_outbox() -> int:
+    return outbox_purge()
 
 
 logger = logging.getLogger(__name__)

@@ -58,6 +58,7 @@ class Config:
     # How long each kind of row is kept before the beat's purges delete it (docs/operations.md).
     run_retention_days: int
     job_try_retention_days: int
+    outbox_retention_days: int
     state_change_retention_days: int
     purge_batch_size: int  # rows per purge transaction: short locks, whatever the backlog
     remote_model: dict | None
@@ -302,6 +303,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         idempotency_ttl_hours=_int(env, "IDEMPOTENCY_TTL_HOURS", 72, minimum=24),
         run_retention_days=_int(env, "RUN_RETENTION_DAYS", 7, minimum=1),
         job_try_retention_days=_int(env, "JOB_TRY_RETENTION_DAYS", 90, minimum=1),
+        outbox_retention_days=_int(env, "OUTBOX_RETENTION_DAYS", 7, minimum=1),
         state_change_retention_days=_int(env, "STATE_CHANGE_RETENTION_DAYS", 90, minimum=1),
         purge_batch_size=_int(env, "PURGE_BATCH_SIZE", 1000, minimum=1),
         remote_model=remote_model,

@@ -306,6 +306,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"queue": "ops", "expires": 3600},
     },
+    "purge-outbox": {
+        "task": "evaluation.tasks.purge_outbox",
+        "schedule": 3600.0,
+        "options": {"queue": "ops", "expires": 3600},
+    },
     # The home page's "N due for review" (attempts/services/reviews.py); at most this stale.
     "refresh-review-due-counts": {
         "task": "attempts.tasks.refresh_review_due_counts",

@@ -16,7 +16,7 @@ from evaluation.jobs.history import jobs_of_subjects, jobs_status_counts
 from evaluation.jobs.liveness import sweep_allowance
 from evaluation.jobs.queue import QueuePosition, job_queue_position
 from evaluation.jobs.registry import JobHandler, register_handler
-from evaluation.jobs.retention import job_subjects_held, job_tries_purge, jobs_of_subjects_delete
+from evaluation.jobs.retention import job_subjects_held, job_tries_purge, jobs_of_subjects_delete, outbox_purge
 from evaluation.jobs.run import job_run
 from evaluation.jobs.sweep import ReplayAction, ReplayResult, dead_letter_replay, dead_letters_replay, jobs_sweep
 
@@ -39,6 +39,7 @@ __all__ = [
     "job_run",
     "job_subjects_held",
     "job_tries_purge",
+    "outbox_purge",
     "jobs_of_subjects",
     "jobs_of_subjects_delete",
     "jobs_status_counts",

@@ -1,6 +1,8 @@
 """What the job machinery keeps and for how long (docs/operations.md, "Housekeeping").
 
-A job's tries are kept JOB_TRY_RETENTION_DAYS, and then only once the job has finished and no
+A job's outbox rows are kept OUTBOX_RETENTION_DAYS after they were published, once the job has
+finished: the relay and the sweeper only read a live job's rows. A job's tries are kept
+JOB_TRY_RETENTION_DAYS, and then only once the job has finished and no
 dead letter of its waits for a replay: a live job's retry and dead letter read its tries, and
 the console shows a waiting letter's job whole. Jobs themselves go only with their subject
 (`jobs_of_subjects_delete`, called by the app that deletes it): an app's invariants may ask
@@ -15,7 +17,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from evaluation.models import FINAL_JOB_STATUSES, DeadLetter, EvaluationJob, JobTry
+from evaluation.models import FINAL_JOB_STATUSES, DeadLetter, EvaluationJob, JobTry, Outbox
 from interviewprep.purge import purge_in_batches
 
 
@@ -29,6 +31,12 @@ def job_tries_purge(*, now=None) -> int:
         .exclude(Exists(waiting_letter))
     )
     return purge_in_batches(old)
+
+
+def outbox_purge(*, now=None) -> int:
+    """Delete the outbox rows of finished jobs published before the retention; the count deleted."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.CONFIG.outbox_retention_days)
+    return purge_in_batches(Outbox.objects.filter(published_at__lt=cutoff, job__status__in=FINAL_JOB_STATUSES))
 
 
 def job_subjects_held(*, kind: str) -> QuerySet:

@@ -107,5 +107,6 @@ def test_each_purge_is_a_beat_entry_on_the_ops_queue():
         "attempts.tasks.purge_runs",
         "attempts.tasks.purge_state_changes",
         "evaluation.tasks.purge_job_tries",
+        "evaluation.tasks.purge_outbox",
     ):
         assert tasks[name]["options"]["queue"] == "ops", name

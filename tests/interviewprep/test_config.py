@@ -29,6 +29,7 @@ def test_defaults_follow_the_public_contract():
     assert config.evaluator_faults == {}
     assert config.idempotency_ttl_hours >= 24
     assert (config.run_retention_days, config.job_try_retention_days, config.state_change_retention_days) == (7, 90, 90)
+    assert config.outbox_retention_days == 7
     assert config.purge_batch_size == 1000
 
 
