@@ -40,7 +40,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff format --check .
 
-## Slow drills: the run command in both modes, 10,000 jobs draining.
+## Slow drills: the run command in both modes, 10,000 jobs draining, the Procfile's connections under load.
 drills: $(STAMP)
 	$(BIN)/pytest -m drill $(PYTEST_ARGS)
 

@@ -31,14 +31,22 @@ class WebServer:
         return response.status, (json.loads(raw) if is_json else {"raw": raw}), headers
 
 
-def web_command(port: int, workers: int) -> list[str]:
-    """The `web:` line as argv, on `port`, with `workers` processes and this venv's executables."""
+def web_command(port: int, workers: int | None) -> list[str]:
+    """The `web:` line as argv, on `port`, with `workers` processes (None: the line's own) and
+    this venv's executables."""
     argv = procfile_argv("web", port=port)
-    argv[argv.index("--workers") + 1] = str(workers)
+    if workers is not None:
+        argv[argv.index("--workers") + 1] = str(workers)
     return argv
 
 
-def start_web(tmp_path: Path, *, workers: int = 1, **env: str) -> WebServer:
+def procfile_web_workers() -> int:
+    """How many processes the Procfile's `web:` line starts."""
+    argv = procfile_argv("web", port=0)
+    return int(argv[argv.index("--workers") + 1])
+
+
+def start_web(tmp_path: Path, *, workers: int | None = 1, **env: str) -> WebServer:
     """gunicorn as the Procfile starts it, serving the test settings and database; ready once
     `/healthz` answers 200. Stop it with `.process.stop()`."""
     port = free_port()
