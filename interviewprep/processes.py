@@ -270,6 +270,18 @@ class Process:
                 os.kill(self.pid, sig)
             return True
 
+    def stopped(self) -> bool:
+        """Whether the leader is stopped by a signal now (a SIGSTOP is delivered asynchronously:
+        right after it was sent, the process may still be running)."""
+        with self._lock:
+            if self.proc.returncode is not None:
+                return False
+            try:
+                stat = Path(f"/proc/{self.pid}/stat").read_text()
+            except FileNotFoundError:
+                return False
+        return stat.rsplit(")", 1)[1].split()[0] in ("T", "t")
+
     def kill(self, sig: int = signal.SIGKILL) -> bool:
         """`sig` to the whole group, if its leader is not reaped; whether it was sent."""
         with self._lock:
@@ -421,8 +433,9 @@ class RedisServer:
             client.close()
 
     def pause(self) -> None:
-        if self.process is not None:
-            self.process.send_signal(signal.SIGSTOP)
+        """Stopped, as a hung server is; returns once it is stopped, so what follows meets a pause."""
+        if self.process is not None and self.process.send_signal(signal.SIGSTOP):
+            wait_for(self.process.stopped, timeout=10, message=f"redis-server ({self.name}) to stop")
         self.paused = True
 
     def resume(self) -> None:
