@@ -22,7 +22,6 @@ from evaluation.queue_depths import queue_depths
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 from tests.processes import start_relay, start_worker, wait_for
-from tests.rabbitmq import on_both_brokers
 
 
 def config(**changes):
@@ -84,9 +83,8 @@ def test_healthz_names_a_stalled_worker_and_an_overdue_sweeper_and_stays_200(cli
         call_command("worker_liveness", hostname="stuck@h")
 
 
-@on_both_brokers()
 @pytest.mark.django_db(transaction=True)
-def test_a_real_worker_reports_the_jobs_it_takes_and_leaves_when_stopped(broker, tmp_path, capsys):
+def test_a_real_worker_reports_the_jobs_it_takes_and_leaves_when_stopped(tmp_path, capsys):
     worker = start_worker(tmp_path, concurrency=1, queues="evaluate")
     relay = start_relay(tmp_path)
     try:
