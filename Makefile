@@ -30,7 +30,7 @@ run: $(STAMP)
 
 ## Lint, then the whole suite against real PostgreSQL, Redis and Celery workers.
 test: $(STAMP)
-	@bash scripts/setup-system.sh --browser --deploy
+	@bash scripts/setup-system.sh --browser --deploy --rabbitmq
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not drill" -n $(PYTEST_WORKERS) --dist loadgroup --durations=10 $(PYTEST_ARGS)

@@ -10,7 +10,8 @@ from interviewprep.logging import current_request_id, log_context_pop, log_conte
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interviewprep.settings")
 
-app = Celery("interviewprep")
+# Every task publish bounded the same way (interviewprep/rabbitmq.py), whoever publishes.
+app = Celery("interviewprep", amqp="interviewprep.rabbitmq:AMQP")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["attempts", "evaluation"])
 

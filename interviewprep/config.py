@@ -26,6 +26,12 @@ class Config:
     redis_url: str  # cache
     state_redis_url: str  # locks and breaker: apart from the cache's keys, so flushing the cache never touches them
     broker_url: str
+    # RabbitMQ only (docs/operations.md, "Brokers"): how often one message may be delivered before
+    # the queue drops it, how long a publish waits for the broker's confirm, and how long a
+    # consumer may hold a message unacknowledged before the broker closes its channel.
+    broker_delivery_limit: int
+    broker_confirm_timeout: float
+    broker_consumer_timeout: int
     port: int
     static_root: str | None  # where collectstatic puts the files the proxy serves; None: the app serves them
     secret_key: str
@@ -67,6 +73,10 @@ class Config:
     @property
     def broker_is_redis(self) -> bool:
         return urlsplit(self.broker_url).scheme in REDIS_SCHEMES
+
+    @property
+    def broker_is_amqp(self) -> bool:
+        return not self.broker_is_redis
 
 
 REDIS_SCHEMES = frozenset({"redis", "rediss", "unix"})
@@ -231,6 +241,23 @@ def parse_faults(raw: str | None) -> dict[str, float]:
     return faults
 
 
+def _check_rabbitmq_limits(job_time_limit: int, job_max_tries: int, delivery_limit: int, consumer_timeout: int) -> None:
+    # The database bounds a poison job by its tries; a queue that dropped the message first would
+    # leave the job to the sweeper instead of its dead letter.
+    if delivery_limit <= job_max_tries:
+        raise ConfigError(
+            f"BROKER_DELIVERY_LIMIT={delivery_limit} must be above JOB_MAX_TRIES={job_max_tries}: RabbitMQ would"
+            " drop a job's message before the job ran out of tries"
+        )
+    # A job holds its message unacknowledged while it runs; past the consumer timeout RabbitMQ
+    # closes the worker's channel and every job that worker holds is delivered again.
+    if job_time_limit >= consumer_timeout:
+        raise ConfigError(
+            f"JOB_TIME_LIMIT={job_time_limit} must be below BROKER_CONSUMER_TIMEOUT={consumer_timeout}: RabbitMQ"
+            " would close a worker's channel while a job still ran, and deliver its jobs again"
+        )
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     env = os.environ if env is None else env
     database = parse_database_url(
@@ -262,6 +289,11 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         }
     job_time_limit = _int(env, "JOB_TIME_LIMIT", 120, minimum=1)
     sweep_interval = _int(env, "SWEEP_INTERVAL", 30, minimum=1)
+    job_max_tries = _int(env, "JOB_MAX_TRIES", 5, minimum=1)
+    broker_delivery_limit = _int(env, "BROKER_DELIVERY_LIMIT", 20, minimum=1)
+    broker_consumer_timeout = _int(env, "BROKER_CONSUMER_TIMEOUT", 1800, minimum=1)
+    if urlsplit(broker_url).scheme not in REDIS_SCHEMES:
+        _check_rabbitmq_limits(job_time_limit, job_max_tries, broker_delivery_limit, broker_consumer_timeout)
     log_level = (env.get("LOG_LEVEL") or "INFO").upper()
     if log_level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"LOG_LEVEL={log_level!r} must be DEBUG, INFO, WARNING or ERROR")
@@ -270,6 +302,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         redis_url=redis_url,
         state_redis_url=state_redis_url,
         broker_url=broker_url,
+        broker_delivery_limit=broker_delivery_limit,
+        broker_confirm_timeout=_float(env, "BROKER_CONFIRM_TIMEOUT", 2.0, minimum=0.1),
+        broker_consumer_timeout=broker_consumer_timeout,
         port=_int(env, "PORT", 8000, minimum=1),
         static_root=_absolute_path(env, "STATIC_ROOT"),
         secret_key=secret_key,
@@ -291,7 +326,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         run_wait_seconds=_float(env, "RUN_WAIT_SECONDS", 10.0),
         evaluator_faults=parse_faults(env.get("EVALUATOR_FAULTS")),
         job_time_limit=job_time_limit,
-        job_max_tries=_int(env, "JOB_MAX_TRIES", 5, minimum=1),
+        job_max_tries=job_max_tries,
         heartbeat_interval=_float(env, "HEARTBEAT_INTERVAL", 2.0, minimum=0.05),
         retry_base_delay=_float(env, "RETRY_BASE_DELAY", 2.0, minimum=0.01),
         retry_max_delay=_float(env, "RETRY_MAX_DELAY", 300.0, minimum=0.01),

@@ -269,15 +269,35 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
+# RabbitMQ (interviewprep/rabbitmq.py): every publish is confirmed, so one the broker never took
+# fails instead of vanishing; the queues are declared by the evaluation app from its registry.
+if CONFIG.broker_is_amqp:
+    CELERY_BROKER_TRANSPORT_OPTIONS["confirm_publish"] = True
+    # A queue name no app registered fails loudly rather than being declared unlike the others.
+    CELERY_TASK_CREATE_MISSING_QUEUES = False
+    CELERY_TASK_DEFAULT_EXCHANGE = "interviewprep"
+    CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
+    CELERY_TASK_DEFAULT_ROUTING_KEY = CELERY_TASK_DEFAULT_QUEUE
+# Per-consumer QoS on quorum queues (they have no global QoS): Celery's default, said here.
+CELERY_WORKER_DETECT_QUORUM_QUEUES = True
+# What every task publish passes (the relay's, beat's): the write and the confirm each wait at
+# most this long, so a broker under an alarm fails the publish instead of hanging it.
+BROKER_PUBLISH_OPTIONS = (
+    {"timeout": CONFIG.broker_confirm_timeout, "confirm_timeout": CONFIG.broker_confirm_timeout}
+    if CONFIG.broker_is_amqp
+    else {}
+)
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_PUBLISH_RETRY = True
+# One retry, on a fresh connection (a pooled one the broker dropped while idle), for every
+# publisher: two confirm timeouts bound a publish to a blocked RabbitMQ.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 2,
+    "max_retries": 1,
     "interval_start": 0,
     "interval_step": 0.2,
-    "interval_max": 0.5,
+    "interval_max": 0.2,
 }
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -5,7 +5,9 @@
 # editor's files; with --browser, Chromium for the browser tests and promtool (Debian's prometheus)
 # for the alert rules' test; with --deploy, nginx, for the tests of deploy/ (never started as the
 # system's service); with --bench, the HTTP load
-# generator wrk. Installs them when running as root on a Debian-like machine; elsewhere prints
+# generator wrk; with --rabbitmq, RabbitMQ (Debian's rabbitmq-server, which starts its service),
+# the optional AMQP broker that `make test` runs the failure tests on too (the production file is
+# deploy/rabbitmq/rabbitmq.conf). Installs them when running as root on a Debian-like machine; elsewhere prints
 # what is missing and carries on (the runner then reports a weaker mode, or refuses to run code,
 # and /healthz says which; the browser tests fail, naming what is missing; the benchmarks fall back
 # to a slower Python load generator).
@@ -29,6 +31,7 @@ for flag in "$@"; do
     # nginx-light: no service to start or module to load beyond the proxy and auth_request.
     --deploy) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) ;;
     --bench) command -v wrk >/dev/null 2>&1 || need+=(wrk) ;;
+    --rabbitmq) [ -x /usr/sbin/rabbitmqctl ] || command -v rabbitmqctl >/dev/null 2>&1 || need+=(rabbitmq-server) ;;
   esac
 done
 [ ${#need[@]} -eq 0 ] && exit 0

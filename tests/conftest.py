@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
+import os
+from dataclasses import dataclass
+
 import pytest
 import redis
 from django.conf import settings
+from django.test import override_settings
 
 # The tests that take longest start first, so that under pytest-xdist (`make test`) none of them
 # begins last and holds the run open alone: the 2,000-job drain, the chaos drill, the run
@@ -63,8 +68,71 @@ def api_client_for():
     return make
 
 
+@dataclass(frozen=True)
+class Broker:
+    kind: str  # "redis" or "amqp"
+    url: str
+    vhost: str = ""
+
+
+@pytest.fixture(scope="session")
+def rabbitmq_vhost():
+    """This test process's virtual host on the machine's RabbitMQ: named after its test database
+    and xdist worker, so no other run's messages meet its own; deleted at the end."""
+    from tests.rabbitmq import vhost_create, vhost_delete
+
+    vhost = f"ip-test-{settings.DATABASES['default']['NAME']}-{os.environ.get('PYTEST_XDIST_WORKER') or 'main'}"
+    vhost_create(vhost)
+    yield vhost
+    vhost_delete(vhost)
+
+
+def _amqp_settings(url: str):
+    return override_settings(CELERY_BROKER_URL=url, CONFIG=dataclasses.replace(settings.CONFIG, broker_url=url))
+
+
 @pytest.fixture
-def workers(transactional_db, tmp_path):
+def broker(request):
+    """The broker the test's processes use: the test process's Redis database, or (param
+    "amqp") its RabbitMQ virtual host with the app's queues emptied. Settings point there for the
+    test, so the processes it starts and what it reads in-process (queue depths) agree."""
+    if getattr(request, "param", "redis") == "redis":
+        yield Broker("redis", settings.CELERY_BROKER_URL)
+        return
+    from evaluation.queue_depths import broker_queues
+    from tests.rabbitmq import queues_purge, rabbitmq_url
+
+    vhost = request.getfixturevalue("rabbitmq_vhost")
+    url = rabbitmq_url(vhost)
+    queues_purge(url, broker_queues())
+    with _amqp_settings(url):
+        yield Broker("amqp", url, vhost)
+
+
+@pytest.fixture
+def pausable_broker(request, transactional_db):
+    """A broker the test may pause, resume and restart, touching nobody else: a redis-server of
+    its own, or (param "amqp") a proxy of its own in front of its RabbitMQ virtual host."""
+    from tests.processes import RedisServer
+
+    if getattr(request, "param", "redis") == "redis":
+        server = RedisServer()
+        yield server
+        server.stop()
+        return
+    from evaluation.queue_depths import broker_queues
+    from tests.rabbitmq import BrokerProxy, queues_purge, rabbitmq_url
+
+    vhost = request.getfixturevalue("rabbitmq_vhost")
+    queues_purge(rabbitmq_url(vhost), broker_queues())
+    proxy = BrokerProxy(vhost)
+    with _amqp_settings(proxy.url()):
+        yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def workers(transactional_db, tmp_path, broker):
     """Start real Celery worker processes against the test database, with a relay to publish
     their jobs unless `relay=False`; all stopped afterwards."""
     from tests.processes import start_relay, start_worker
@@ -84,7 +152,7 @@ def workers(transactional_db, tmp_path):
 
 
 @pytest.fixture
-def relay(transactional_db, tmp_path):
+def relay(transactional_db, tmp_path, broker):
     """The relay process, publishing outbox rows as they commit and retries as they come due."""
     from tests.processes import start_relay
 

@@ -29,6 +29,7 @@ from evaluation.models import EvaluationJob, Outbox
 from interviewprep import metrics
 from interviewprep.celery import REQUEST_ID_HEADER, app
 from interviewprep.logging import log_context
+from interviewprep.rabbitmq import broker_connection_drop
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,8 @@ def _send(row: Outbox, producer) -> None:
         # The worker binds it to every line it writes for the job; "-" keeps the publish hook from making one.
         headers={REQUEST_ID_HEADER: row.job.request_id or "-"},
         producer=producer,
+        # The retry policy and the publish's time bounds are every publisher's (interviewprep/rabbitmq.py).
         retry=True,
-        retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
     )
 
 
@@ -111,9 +112,14 @@ def outbox_publish(*, limit: int = 200) -> int:
             return 0
         try:
             # One broker round trip for the batch rather than one per message.
-            with app.producer_or_acquire() as producer, producer.batch(max_size=len(rows) + 1):
-                for row in rows:
-                    _send(row, producer)
+            with app.producer_or_acquire() as producer:
+                try:
+                    with producer.batch(max_size=len(rows) + 1):
+                        for row in rows:
+                            _send(row, producer)
+                except Exception:
+                    broker_connection_drop(producer.connection)
+                    raise
         except Exception as exc:  # noqa: BLE001 - any broker failure leaves the rows for the next pass
             failure = exc
             Outbox.objects.filter(pk__in=[row.pk for row in rows]).update(

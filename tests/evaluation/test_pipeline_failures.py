@@ -3,9 +3,11 @@
 import dataclasses
 import os
 import signal
+import time
 import uuid
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 from django.test import override_settings
@@ -15,7 +17,8 @@ from evaluation.jobs import jobs_sweep
 from evaluation.models import DeadLetter, DeadLetterReplay, EvaluationJob, JobStatus, JobTry, Outbox
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
-from tests.processes import RedisServer, start_relay, start_worker, wait_for
+from tests.processes import start_relay, start_worker, wait_for
+from tests.rabbitmq import on_both_brokers
 
 
 def create_submission(attempt, answer):
@@ -39,7 +42,8 @@ def wait_running_in_child(worker, submission_id):
     return worker.children()
 
 
-def test_worker_child_killed_mid_evaluation_finishes_exactly_once(workers, relay, assert_invariants):
+@on_both_brokers()
+def test_worker_child_killed_mid_evaluation_finishes_exactly_once(broker, workers, relay, assert_invariants):
     worker = workers(concurrency=1, EVALUATOR_FAULTS="delay=1.5")
     attempt = AttemptFactory()
     submission_id = create_submission(attempt, "score=88")
@@ -108,6 +112,28 @@ def test_whole_worker_killed_the_sweeper_finishes_the_job_exactly_once(tmp_path,
             second.stop()
 
 
+@pytest.mark.rabbitmq
+@pytest.mark.parametrize("broker", ["amqp"], indirect=True)
+def test_whole_worker_killed_on_rabbitmq_the_broker_delivers_again_and_the_job_finishes_exactly_once(
+    broker, workers, relay, assert_invariants
+):
+    # RabbitMQ gives a dead consumer's unacknowledged messages back when its connection closes
+    # (no visibility timeout to wait for): the next worker takes the job over once its lease is
+    # stale (or looks again then, if the message came back sooner), with no sweep (STALE_JOB_AFTER
+    # is 40 s here).
+    first = workers(concurrency=1, EVALUATOR_FAULTS="delay=1.5")
+    submission_id = create_submission(AttemptFactory(), "score=62")
+    wait_running_in_child(first, submission_id)
+    first.kill(signal.SIGKILL)
+    workers(concurrency=1)
+    wait_for_status(submission_id, JobStatus.SUCCEEDED)
+    job = job_of(submission_id)
+    outcomes = list(JobTry.objects.filter(job=job).order_by("number").values_list("outcome", flat=True))
+    assert outcomes == [JobTry.Outcome.ABANDONED, JobTry.Outcome.SUCCEEDED]
+    assert Result.objects.get(submission_id=submission_id).score == 62
+    assert_invariants()
+
+
 def test_a_submit_committed_while_no_relay_listened_is_published_when_one_starts(workers, tmp_path, assert_invariants):
     attempt = AttemptFactory()
     # The commit's NOTIFY reaches nobody: the relay is down (crashed, or being deployed).
@@ -126,9 +152,11 @@ def test_a_submit_committed_while_no_relay_listened_is_published_when_one_starts
     assert_invariants()
 
 
-@pytest.mark.django_db(transaction=True)
-def test_broker_paused_submits_are_accepted_and_jobs_run_after_resume(tmp_path, api_client_for, assert_invariants):
-    broker = RedisServer()
+@on_both_brokers("pausable_broker")
+def test_broker_paused_submits_are_accepted_and_jobs_run_after_resume(
+    pausable_broker, tmp_path, api_client_for, assert_invariants
+):
+    broker = pausable_broker
     worker = relay = None
     try:
         worker = start_worker(tmp_path, concurrency=1, CELERY_BROKER_URL=broker.url())
@@ -168,7 +196,6 @@ def test_broker_paused_submits_are_accepted_and_jobs_run_after_resume(tmp_path, 
         for process in (worker, relay):
             if process:
                 process.stop()
-        broker.stop()
 
 
 def test_paused_run_that_lost_its_lease_cannot_write(workers, relay, assert_invariants):
@@ -206,7 +233,8 @@ def test_paused_run_that_lost_its_lease_cannot_write(workers, relay, assert_inva
     assert_invariants()
 
 
-def test_poison_job_is_bounded_and_replay_twice_makes_one_job(workers, relay, admin_client, assert_invariants):
+@on_both_brokers()
+def test_poison_job_is_bounded_and_replay_twice_makes_one_job(broker, workers, relay, admin_client, assert_invariants):
     workers(concurrency=1, EVALUATOR_FAULTS="crash_before_commit=1", JOB_MAX_TRIES="2")
     attempt = AttemptFactory()
     with override_settings(CONFIG=dataclasses.replace(settings.CONFIG, job_max_tries=2)):
@@ -244,18 +272,55 @@ def test_poison_job_is_bounded_and_replay_twice_makes_one_job(workers, relay, ad
     ]
 
 
-def test_transient_failures_then_success_retry_with_growing_delays(workers, relay, assert_invariants):
+@on_both_brokers()
+def test_transient_failures_then_success_retry_with_growing_delays(broker, workers, relay, assert_invariants):
+    # Four retries: celery#10111 lost a task retried more than twice through RabbitMQ's delayed
+    # delivery; here a retry is a new message the relay publishes when due, on either broker.
     workers(concurrency=1)
     attempt = AttemptFactory()
-    submission_id = create_submission(attempt, "score=95 transient=3")
+    submission_id = create_submission(attempt, "score=95 transient=4")
     wait_for_status(submission_id, JobStatus.SUCCEEDED, timeout=60)
     job = job_of(submission_id)
     tries = list(JobTry.objects.filter(job=job).order_by("number"))
-    assert [t.outcome for t in tries] == ["transient_error"] * 3 + ["succeeded"]
+    assert [t.outcome for t in tries] == ["transient_error"] * 4 + ["succeeded"]
+    # One message per try, each published when due: none waits in the broker with a countdown.
+    assert Outbox.objects.filter(job=job).count() == 5
     gaps = [(b.started_at - a.finished_at).total_seconds() for a, b in zip(tries, tries[1:], strict=False)]
     base = settings.CONFIG.retry_base_delay
     for number, gap in enumerate(gaps, start=1):
         # full jitter in [ceiling/2, ceiling], ceiling = base * 2^(n-1); the relay adds its poll.
         assert gap >= base * 2 ** (number - 1) / 2 - 0.05, gaps
     assert Result.objects.filter(submission_id=submission_id).count() == 1
+    assert_invariants()
+
+
+def test_a_retry_waiting_longer_than_any_visibility_timeout_holds_no_message_and_runs_once(
+    workers, relay, assert_invariants
+):
+    """celery#5508, kombu#337: the Redis broker delivers again a message unacknowledged past its
+    visibility timeout, and a countdown held by a worker is one. Here a retry waits in the outbox:
+    while it waits the broker holds no message of the job, acknowledged or not, so no visibility
+    timeout, however short, can deliver it twice."""
+    # Each retry waits 1.5 to 3 s (full jitter), far longer than the try itself.
+    workers(concurrency=1, RETRY_BASE_DELAY="3")
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    try:
+        submission_id = create_submission(AttemptFactory(), "score=66 transient=1")
+        job = wait_for(
+            lambda: (j := job_of(submission_id)).status == JobStatus.RETRYING and not broker.hlen("unacked") and j,
+            timeout=30,
+            interval=0.01,
+            message="the first try's message acknowledged, its retry waiting",
+        )
+        held = []
+        while not Outbox.objects.filter(job=job, published_at__isnull=False).order_by("id")[1:].exists():
+            held.append((broker.hlen("unacked"), broker.llen("evaluate")))
+            time.sleep(0.05)  # a sample every 50 ms of the wait, not a wait for anything
+        assert len(held) > 10, "the retry waited"
+        assert set(held) == {(0, 0)}, held
+    finally:
+        broker.close()
+    wait_for_status(submission_id, JobStatus.SUCCEEDED)
+    assert Result.objects.filter(submission_id=submission_id).count() == 1
+    assert job_of(submission_id).tries == 2
     assert_invariants()

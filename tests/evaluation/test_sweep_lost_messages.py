@@ -22,13 +22,13 @@ from evaluation.models import EvaluationJob, JobStatus, Outbox
 from evaluation.queue_depths import queue_depths
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
-from tests.processes import wait_for
+from tests.processes import start_relay, wait_for
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def broker():
+def redis_broker():
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     yield client
     client.close()
@@ -68,9 +68,9 @@ def test_a_long_backlog_with_its_messages_in_the_broker_is_not_sent_again(stale_
     assert queue_depths()["evaluate"] == 40
 
 
-def test_a_queued_job_whose_message_was_lost_is_sent_again_once(broker, stale_after_a_minute):
+def test_a_queued_job_whose_message_was_lost_is_sent_again_once(redis_broker, stale_after_a_minute):
     (job,) = _backlog(1)
-    broker.delete("evaluate")  # the broker lost it (a flush, a failover without its data)
+    redis_broker.delete("evaluate")  # the broker lost it (a flush, a failover without its data)
     assert queue_depths()["evaluate"] == 0
 
     assert jobs_sweep() == 1
@@ -83,9 +83,9 @@ def test_a_queued_job_whose_message_was_lost_is_sent_again_once(broker, stale_af
     assert _sends(job) == 2
 
 
-def test_in_a_backlog_only_as_many_as_were_lost_are_sent_again_oldest_first(broker, stale_after_a_minute):
+def test_in_a_backlog_only_as_many_as_were_lost_are_sent_again_oldest_first(redis_broker, stale_after_a_minute):
     jobs = _backlog(30)
-    broker.rpop("evaluate")  # kombu pushes on the left and takes from the right: the oldest message
+    redis_broker.rpop("evaluate")  # kombu pushes on the left and takes from the right: the oldest message
     assert queue_depths()["evaluate"] == 29
 
     assert jobs_sweep() == 1
@@ -111,3 +111,33 @@ def test_with_rabbitmq_a_queue_no_worker_declared_holds_nothing_and_the_others_a
                 assert queue_depths() == {missing: 0, declared: 1}
         finally:
             channel.queue_delete(queue=declared)
+
+
+@pytest.mark.rabbitmq
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("broker", ["amqp"], indirect=True)
+def test_with_rabbitmq_a_queued_job_whose_message_was_lost_is_sent_again_once(broker, tmp_path, stale_after_a_minute):
+    """The sweeper's count of lost messages read from RabbitMQ's queues, which the relay declared
+    and published to; no worker consumes. The relay sweeps once as it starts, then never here."""
+    relay = start_relay(tmp_path, SWEEP_INTERVAL="3600")
+    try:
+        jobs = [submit_via_service(AttemptFactory(), "score=1")[1] for _ in range(3)]
+        wait_for(
+            lambda: not Outbox.objects.filter(published_at__isnull=True).exists(),
+            timeout=30,
+            message="the rows published",
+        )
+        wait_for(lambda: queue_depths()["evaluate"] == 3, timeout=10, message="RabbitMQ to count the messages")
+        _wait_an_hour(jobs)
+        assert jobs_sweep() == 0  # a backlog with its messages is only waiting
+        with Connection(broker.url, connect_timeout=2) as conn:
+            assert conn.default_channel.basic_get("evaluate", no_ack=True) is not None  # the oldest message lost
+        wait_for(lambda: queue_depths()["evaluate"] == 2, timeout=10, message="the loss counted")
+
+        assert jobs_sweep() == 1
+        assert [_sends(job) for job in jobs] == [2, 1, 1]
+        wait_for(lambda: queue_depths()["evaluate"] == 3, timeout=30, message="the re-send published")
+        _wait_an_hour(jobs)
+        assert jobs_sweep() == 0
+    finally:
+        relay.stop()

@@ -148,3 +148,48 @@ def test_production_with_the_development_key_stops_manage_py_with_one_line():
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interviewprep: configuration error: SECRET_KEY must be set")
+
+
+AMQP = "amqp://guest:guest@rabbit.example:5672/interviewprep"
+
+
+def test_rabbitmq_limits_default_to_the_documented_values():
+    config = load({"CELERY_BROKER_URL": AMQP})
+    assert config.broker_is_amqp and not config.broker_is_redis
+    assert config.broker_delivery_limit == 20
+    assert config.broker_confirm_timeout == 2.0
+    assert config.broker_consumer_timeout == 1800
+    assert not load({}).broker_is_amqp
+
+
+def test_a_delivery_limit_at_or_below_the_tries_is_refused_with_rabbitmq():
+    with pytest.raises(ConfigError) as error:
+        load({"CELERY_BROKER_URL": AMQP, "JOB_MAX_TRIES": "5", "BROKER_DELIVERY_LIMIT": "5"})
+    assert str(error.value).startswith("BROKER_DELIVERY_LIMIT=5 must be above JOB_MAX_TRIES=5")
+    assert load({"CELERY_BROKER_URL": AMQP, "JOB_MAX_TRIES": "5", "BROKER_DELIVERY_LIMIT": "6"})
+    # Redis has no delivery limit to outrun.
+    assert load({"JOB_MAX_TRIES": "5", "BROKER_DELIVERY_LIMIT": "5"}).broker_delivery_limit == 5
+
+
+def test_a_job_time_limit_at_or_above_the_consumer_timeout_is_refused_with_rabbitmq():
+    with pytest.raises(ConfigError) as error:
+        load({"CELERY_BROKER_URL": AMQP, "JOB_TIME_LIMIT": "1800"})
+    assert str(error.value).startswith("JOB_TIME_LIMIT=1800 must be below BROKER_CONSUMER_TIMEOUT=1800")
+    with pytest.raises(ConfigError, match="JOB_TIME_LIMIT=120 must be below BROKER_CONSUMER_TIMEOUT=60"):
+        load({"CELERY_BROKER_URL": AMQP, "BROKER_CONSUMER_TIMEOUT": "60"})
+    assert load({"CELERY_BROKER_URL": AMQP, "JOB_TIME_LIMIT": "1799"}).job_time_limit == 1799
+    assert load({"JOB_TIME_LIMIT": "3600"}).job_time_limit == 3600
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("BROKER_DELIVERY_LIMIT", "many", "not a whole number"),
+        ("BROKER_CONSUMER_TIMEOUT", "0", "at least 1"),
+        ("BROKER_CONFIRM_TIMEOUT", "0", "at least 0.1"),
+    ],
+)
+def test_malformed_rabbitmq_values_name_the_variable(name, value, words):
+    with pytest.raises(ConfigError) as error:
+        load({"CELERY_BROKER_URL": AMQP, name: value})
+    assert name in str(error.value) and words in str(error.value)
