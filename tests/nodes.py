@@ -191,14 +191,17 @@ class Node:
         self.network.close()
 
 
-def start_node(tmp_path: Path, index: int, *, namespace: bool, **env: str) -> Node:
+def start_node(tmp_path: Path, index: int, *, namespace: bool, children: int | None = None, **env: str) -> Node:
     """The Procfile's `worker` line as node `index`: hostname evaluate-node<index>@<machine>,
-    every service reached through the node's own network; ready when Celery says so."""
+    `children` prefork children if given, every service reached through the node's own network;
+    ready when Celery says so."""
     name = f"evaluate-node{index}"
     network = NodeNetwork(index, namespace=namespace)
     try:
         argv = procfile_argv("worker", port=0)
         argv[argv.index("--hostname") + 1] = f"{name}@%h"
+        if children is not None:
+            argv[argv.index("--concurrency") + 1] = str(children)
         ready = tmp_path / f"{name}-{uuid.uuid4().hex[:6]}.ready"
         base = process_env()
         node_env = {

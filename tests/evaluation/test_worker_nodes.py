@@ -14,27 +14,34 @@ import threading
 import time
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
 from attempts.models import Attempt, Result, Submission
 from attempts.services.attempts import submission_create
 from evaluation.jobs import sweep_allowance
-from evaluation.models import EvaluationJob, JobStatus, JobTry
-from tests.factories import QuestionFactory
+from evaluation.models import EvaluationJob, JobStatus, JobTry, Outbox
+from interviewprep.config import load
+from tests.factories import AttemptFactory, QuestionFactory
+from tests.helpers import submit_via_service
 from tests.nodes import namespaces_unavailable, start_node
-from tests.processes import start_relay, wait_for
+from tests.processes import start_relay, test_database_url, wait_for
 
 JOBS = int(os.environ.get("NODE_DRILL_JOBS", "600"))
-RATE = float(os.environ.get("NODE_DRILL_RATE", "15"))  # submits per second
+RATE = float(os.environ.get("NODE_DRILL_RATE", "12"))  # submits per second
 # Each evaluation holds its child this long (as one waits on its sandbox), so the lost node has
-# jobs in hand when it goes.
-EVALUATION_SECONDS = 0.3
+# jobs in hand when it goes. Two children a node, not the Procfile's four: four nodes' connections
+# fit beside other tests' in one PostgreSQL's max_connections.
+EVALUATION_SECONDS = 0.2
+CHILDREN = 2
 STALE_JOB_AFTER, SWEEP_INTERVAL = 4, 2
+# Below STALE_JOB_AFTER, so a transaction the lost node left open ends before its job is due.
+IDLE_TRANSACTION_TIMEOUT = 3
 # Beyond the sweeper's threshold and interval: the relay's publish, the claim, the run itself,
 # and a loaded 2-core machine's scheduling (a node starting takes both cores for seconds).
 MARGIN = 4.0
@@ -91,20 +98,49 @@ def _per_second(times: list, start, end) -> float:
     return sum(start <= t < end for t in times) / seconds if seconds > 0 else 0.0
 
 
+def _job_lockable(job_id: int) -> bool:
+    with transaction.atomic():
+        return EvaluationJob.objects.select_for_update(skip_locked=True).filter(pk=job_id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_a_lost_node_left_open_lets_go_of_its_locks_after_the_idle_timeout():
+    # The lost node's session, as the app's configuration opens one: its row lock held, its
+    # client gone without a word (nothing more is sent on it).
+    _, job_id = submit_via_service(AttemptFactory(), "score=5")
+    db = load({"DATABASE_URL": test_database_url(), "DATABASE_IDLE_TRANSACTION_TIMEOUT": "1"}).database
+    lost = psycopg.connect(
+        dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"], host=db["HOST"], port=db["PORT"], **db["OPTIONS"]
+    )
+    try:
+        lost.execute("SELECT id FROM evaluation_evaluationjob WHERE id = %s FOR UPDATE", [job_id])
+        # The sweeper passes over a locked job: it stays stuck while the lock is held.
+        assert not _job_lockable(job_id)
+        wait_for(lambda: _job_lockable(job_id), timeout=30, message="the idle transaction ended")
+        with pytest.raises(psycopg.errors.IdleInTransactionSessionTimeout):
+            lost.execute("SELECT 1")
+    finally:
+        lost.close()
+
+
 @pytest.mark.drill
 @pytest.mark.django_db(transaction=True)
 def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_sweep(tmp_path, assert_invariants):
     unavailable = namespaces_unavailable()
     namespace = unavailable is None
     drill = dataclasses.replace(settings.CONFIG, stale_job_after=STALE_JOB_AFTER, sweep_interval=SWEEP_INTERVAL)
-    node_env = {"EVALUATOR_FAULTS": f"delay={EVALUATION_SECONDS}", "SWEEP_INTERVAL": str(SWEEP_INTERVAL)}
+    node_env = {
+        "EVALUATOR_FAULTS": f"delay={EVALUATION_SECONDS}",
+        "SWEEP_INTERVAL": str(SWEEP_INTERVAL),
+        "DATABASE_IDLE_TRANSACTION_TIMEOUT": str(IDLE_TRANSACTION_TIMEOUT),
+    }
     nodes, relay, load = [], None, None
     with override_settings(CONFIG=drill):
         bound = sweep_allowance() + MARGIN
         try:
             attempts = _attempts(JOBS)
             connection.close()
-            nodes = [start_node(tmp_path, i, namespace=namespace, **node_env) for i in (1, 2, 3)]
+            nodes = [start_node(tmp_path, i, namespace=namespace, children=CHILDREN, **node_env) for i in (1, 2, 3)]
             relay = start_relay(tmp_path, SWEEP_INTERVAL=str(SWEEP_INTERVAL))
             load = Load(attempts)
             load_started = timezone.now()
@@ -122,7 +158,7 @@ def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_s
             lost_at = timezone.now()
             victim.lose()
             fourth_started = time.monotonic()
-            nodes.append(start_node(tmp_path, 4, namespace=namespace, **node_env))
+            nodes.append(start_node(tmp_path, 4, namespace=namespace, children=CHILDREN, **node_env))
             fourth_ready = time.monotonic() - fourth_started
             load.join(timeout=JOBS / RATE + 120)
             assert not load.is_alive() and load.error is None, load.error or "the load never finished"
@@ -162,13 +198,16 @@ def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_s
             for t in lost_tries
         }
         waits = {pk: (j.finished_at - j.created_at).total_seconds() for pk, j in jobs.items()}
+        # Sent to the broker more than once: a lost node's job swept, or a message lost with it.
+        resent = collections.Counter(Outbox.objects.filter(job_id__in=jobs).values_list("job_id", flat=True))
+        resent = {pk for pk, rows in resent.items() if rows > 1}
         fourth_took = sum(1 for t in tries if t.worker.startswith("evaluate-node4@") and t.outcome == "succeeded")
 
         finishes = [j.finished_at for j in jobs.values()]
         ordered = sorted(waits.values())
         median, p99 = ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.99)]
         print(
-            f"\nnode drill: {JOBS} jobs at {RATE:g}/s, {EVALUATION_SECONDS} s each, 3 nodes of 4 children,"
+            f"\nnode drill: {JOBS} jobs at {RATE:g}/s, {EVALUATION_SECONDS} s each, 3 nodes of {CHILDREN} children,"
             f" {'network namespaces' if namespace else f'process groups ({unavailable})'},"
             f" broker {settings.CELERY_BROKER_URL.split('://')[0]}"
             f"\n  finished per second: {_per_second(finishes, load_started, lost_at):.1f} before the loss,"
@@ -177,6 +216,7 @@ def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_s
             f" {min(reclaims.values()):.1f} to {max(reclaims.values()):.1f} s after the loss"
             f"\n  enqueue to finish: median {median:.2f} s, p99 {p99:.2f} s,"
             f" max {ordered[-1]:.2f} s; of the lost node's jobs max {max(waits[pk] for pk in reclaims):.2f} s"
+            f"\n  sent again: {len(resent)} jobs, {len(resent - set(reclaims))} of them never begun on the lost node"
             f"\n  evaluate-node4 ready {fourth_ready:.1f} s after the loss, took {fourth_took} jobs"
             f"\n  bound: STALE_JOB_AFTER {STALE_JOB_AFTER} + SWEEP_INTERVAL {SWEEP_INTERVAL} + {MARGIN:g} = {bound:g} s"
         )
