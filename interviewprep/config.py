@@ -168,7 +168,9 @@ def _absolute_path(env: Mapping[str, str], name: str) -> str | None:
     return raw
 
 
-def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: bool = True) -> dict:
+def parse_database_url(
+    url: str, name: str = "DATABASE_URL", *, health_checks: bool = True, idle_transaction_timeout: int = 0
+) -> dict:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ConfigError(f"{name}={url!r} must start with postgres:// (PostgreSQL is the only database)")
@@ -182,6 +184,14 @@ def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: b
         raise ConfigError(f"{name}={url!r} has a malformed port") from None
     # A unix-socket folder may come as ?host=/path (what the embedded PostgreSQL uses).
     host = query.pop("host", [parts.hostname or ""])[0]
+    options = {k: v[0] for k, v in query.items()}
+    if idle_transaction_timeout:
+        # A process that vanishes without closing its connection (a machine lost, its network
+        # cut) leaves its open transaction's row locks held until PostgreSQL ends the session;
+        # the sweeper skips locked jobs, so a job would stay stuck until then.
+        given = options.get("options", "")
+        setting = f"-c idle_in_transaction_session_timeout={idle_transaction_timeout}s"
+        options["options"] = f"{given} {setting}".strip()
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": db_name,
@@ -194,7 +204,7 @@ def parse_database_url(url: str, name: str = "DATABASE_URL", *, health_checks: b
         # Off, a connection is still checked after a request or task that met an error, and one
         # the database dropped unseen fails the one request that next uses it.
         "CONN_HEALTH_CHECKS": health_checks,
-        "OPTIONS": {k: v[0] for k, v in query.items()},
+        "OPTIONS": options,
     }
 
 
@@ -263,6 +273,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     database = parse_database_url(
         env.get("DATABASE_URL") or "postgres://127.0.0.1:5432/interviewprep",
         health_checks=_bool(env, "DATABASE_HEALTH_CHECKS", True),
+        idle_transaction_timeout=_int(env, "DATABASE_IDLE_TRANSACTION_TIMEOUT", 60),
     )
     redis_url, redis_db = _redis_url(env, "REDIS_URL", "redis://127.0.0.1:6379/0")
     state_redis_url = _with_db(redis_url, redis_db + 1)

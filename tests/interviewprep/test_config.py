@@ -71,6 +71,21 @@ def test_the_procfile_web_tier_runs_without_database_health_checks():
     assert "--env DATABASE_HEALTH_CHECKS=false" in web
 
 
+def test_a_transaction_left_idle_is_ended_after_the_timeout_and_given_options_are_kept():
+    assert load({}).database["OPTIONS"] == {"options": "-c idle_in_transaction_session_timeout=60s"}
+    given = load(
+        {
+            "DATABASE_URL": "postgres://h/db?sslmode=require&options=-c%20statement_timeout%3D5s",
+            "DATABASE_IDLE_TRANSACTION_TIMEOUT": "7",
+        }
+    )
+    assert given.database["OPTIONS"] == {
+        "sslmode": "require",
+        "options": "-c statement_timeout=5s -c idle_in_transaction_session_timeout=7s",
+    }
+    assert load({"DATABASE_IDLE_TRANSACTION_TIMEOUT": "0"}).database["OPTIONS"] == {}
+
+
 def test_unix_socket_database_host_is_passed_as_a_query():
     config = load({"DATABASE_URL": "postgres://postgres@/interviewprep?host=/tmp/pg"})
     assert config.database["HOST"] == "/tmp/pg"
@@ -86,6 +101,7 @@ def test_unix_socket_database_host_is_passed_as_a_query():
         ("PORT", "eighty", "not a whole number"),
         ("DEBUG", "maybe", "not a boolean"),
         ("DATABASE_HEALTH_CHECKS", "sometimes", "not a boolean"),
+        ("DATABASE_IDLE_TRANSACTION_TIMEOUT", "-1", "at least 0"),
         ("SUBMIT_RATE", "lots", "30/min"),
         ("REGISTER_RATE", "many", "10/hour"),
         ("LOGIN_FAILURE_LIMIT", "0", "at least 1"),
