@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from attempts.services.attempts import submission_create
@@ -51,3 +53,14 @@ needs_every_starter = pytest.mark.xfail(
 needs_every_starter_served = pytest.mark.xfail(
     not EVERY_STARTER_WRITTEN, reason="adapter lands from lang-* branch", strict=False
 )
+
+
+def wait_while_progressing(count, target: int, *, stall: float = 120.0, what: str = "jobs finished") -> None:
+    """Until `count()` reaches `target`; fails only when it stops growing for `stall` seconds,
+    so a slow machine takes longer but never fails for its speed."""
+    best, best_at = -1, time.monotonic()
+    while (done := count()) < target:
+        if done > best:
+            best, best_at = done, time.monotonic()
+        assert time.monotonic() - best_at < stall, f"stuck at {done} of {target} {what}"
+        time.sleep(0.5)  # a poll's pace; the deadline is the stall, not this

@@ -11,6 +11,7 @@ from django.utils import timezone
 from attempts.models import Attempt, AttemptStatus, Result, Submission
 from evaluation.models import EvaluationJob, JobStatus, Outbox
 from tests.factories import QuestionFactory, UserFactory
+from tests.helpers import wait_while_progressing
 
 
 def _bulk_queue(count):
@@ -32,17 +33,6 @@ def _bulk_queue(count):
     )
 
 
-def _wait_while_progressing(count, target: int, *, stall: float = 120.0) -> None:
-    """Until `count()` reaches `target`; fails only when it stops growing for `stall` seconds,
-    so a slow machine takes longer but never fails for its speed."""
-    best, best_at = -1, time.monotonic()
-    while (done := count()) < target:
-        if done > best:
-            best, best_at = done, time.monotonic()
-        assert time.monotonic() - best_at < stall, f"stuck at {done} of {target} results"
-        time.sleep(1.0)
-
-
 @pytest.mark.parametrize(
     "jobs", [int(os.environ.get("DRAIN_JOBS", "2000")), pytest.param(10_000, marks=pytest.mark.drill)]
 )
@@ -52,7 +42,7 @@ def test_queued_jobs_drain_with_one_result_each(workers, relay, assert_invariant
     connection.close()
     workers(concurrency=2)
     started = time.monotonic()
-    _wait_while_progressing(lambda: Result.objects.count(), JOBS)
+    wait_while_progressing(lambda: Result.objects.count(), JOBS, what="results")
     elapsed = time.monotonic() - started
     print(f"\n{JOBS} jobs drained in {elapsed:.1f} s ({JOBS / elapsed:.0f} per second)")
     assert EvaluationJob.objects.filter(status=JobStatus.SUCCEEDED).count() == JOBS

@@ -28,7 +28,7 @@ from evaluation.jobs import sweep_allowance
 from evaluation.models import EvaluationJob, JobStatus, JobTry, Outbox
 from interviewprep.config import load
 from tests.factories import AttemptFactory, QuestionFactory
-from tests.helpers import submit_via_service
+from tests.helpers import submit_via_service, wait_while_progressing
 from tests.nodes import namespaces_unavailable, start_node
 from tests.processes import start_relay, test_database_url, wait_for
 
@@ -82,15 +82,6 @@ class Load(threading.Thread):
         finally:
             self.third.set()
             connection.close()
-
-
-def _wait_while_progressing(count, target: int, *, stall: float = 90.0) -> None:
-    best, best_at = -1, time.monotonic()
-    while (done := count()) < target:
-        if done > best:
-            best, best_at = done, time.monotonic()
-        assert time.monotonic() - best_at < stall, f"stuck at {done} of {target} jobs finished"
-        time.sleep(0.5)
 
 
 def _per_second(times: list, start, end) -> float:
@@ -166,7 +157,7 @@ def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_s
             fourth_ready = time.monotonic() - fourth_started
             load.join(timeout=JOBS / RATE + 120)
             assert not load.is_alive() and load.error is None, load.error or "the load never finished"
-            _wait_while_progressing(
+            wait_while_progressing(
                 lambda: EvaluationJob.objects.filter(kind="evaluate", status=JobStatus.SUCCEEDED).count(), JOBS
             )
         finally:
