@@ -303,12 +303,10 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     job_max_tries = _int(env, "JOB_MAX_TRIES", 5, minimum=1)
     broker_delivery_limit = _int(env, "BROKER_DELIVERY_LIMIT", 20, minimum=1)
     broker_consumer_timeout = _int(env, "BROKER_CONSUMER_TIMEOUT", 1800, minimum=1)
-    if urlsplit(broker_url).scheme not in REDIS_SCHEMES:
-        _check_rabbitmq_limits(job_time_limit, job_max_tries, broker_delivery_limit, broker_consumer_timeout)
     log_level = (env.get("LOG_LEVEL") or "INFO").upper()
     if log_level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"LOG_LEVEL={log_level!r} must be DEBUG, INFO, WARNING or ERROR")
-    return Config(
+    config = Config(
         database=database,
         redis_url=redis_url,
         state_redis_url=state_redis_url,
@@ -355,6 +353,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         remote_model=remote_model,
         log_level=log_level,
     )
+    if config.broker_is_amqp:
+        _check_rabbitmq_limits(job_time_limit, job_max_tries, broker_delivery_limit, broker_consumer_timeout)
+    return config
 
 
 def load_or_exit() -> Config:
