@@ -195,3 +195,9 @@ def test_a_regrade_of_the_attempt_shows_with_its_job_tries():
     assert summaries.index(started) < summaries.index(job_try.summary)
     (verdict,) = [event for event in timeline.events if event.summary.startswith(f"regrade {regrade.pk}:")]
     assert verdict.summary == f"regrade {regrade.pk}: 60 → 90 ({regrade.status})"
+
+    html = _staff().get(f"/staff/attempts/{attempt.pk}/timeline/").content.decode()
+    assert started in html and verdict.summary in html
+    assert f"for question change {regrade.change_id}" in html and "by</td>" not in html.replace("\n", "").replace(
+        " ", ""
+    )
