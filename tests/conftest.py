@@ -9,6 +9,8 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 
+from tests.stack import shared_stack
+
 # The tests that take longest start first, so that under pytest-xdist (`make test`) none of them
 # begins last and holds the run open alone: the 2,000-job drain, the chaos drill, the run
 # command, then the browser.
@@ -21,6 +23,12 @@ def pytest_collection_modifyitems(items):
         return next((i for i, prefix in enumerate(_START_FIRST) if path.startswith(prefix)), len(_START_FIRST))
 
     items.sort(key=rank)  # stable: the rest keep their order
+
+
+def pytest_runtest_setup(item):
+    # The browser tests' stack lives while they run one after another (tests/stack.py).
+    if not item.nodeid.startswith("tests/browser/"):
+        shared_stack.stop()
 
 
 @pytest.fixture

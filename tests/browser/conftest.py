@@ -12,8 +12,8 @@ import pytest
 
 from attempts.services.questions import question_file_read, question_upsert
 from tests.factories import QuestionFactory, UserFactory
-from tests.processes import ROOT, start_relay, start_worker
-from tests.web_server import start_web
+from tests.processes import ROOT
+from tests.stack import shared_stack
 
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "correct horse battery staple"
@@ -54,16 +54,17 @@ def browser():
                 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
+@pytest.fixture(scope="session")
+def _stack_stopped_before_the_database_goes(django_db_setup):
+    yield
+    shared_stack.stop()
+
+
 @pytest.fixture
-def stack(transactional_db, tmp_path):
-    """The web server, a worker for runs and evaluations, and the relay; the base URL."""
-    started = [start_relay(tmp_path), start_worker(tmp_path, queues="run,evaluate,generate,ops")]
-    # As in production: creating a run waits for its cases (the test settings turn that off).
-    web = start_web(tmp_path, workers=2, RUN_WAIT_SECONDS="10")
-    started.append(web.process)
-    yield f"http://127.0.0.1:{web.port}"
-    for process in reversed(started):
-        process.stop()
+def stack(_stack_stopped_before_the_database_goes, transactional_db, tmp_path_factory):
+    """The web server, a worker for runs and evaluations, and the relay; the base URL. One stack
+    serves the browser tests a test process runs in a row (tests/stack.py)."""
+    return shared_stack.url(tmp_path_factory.getbasetemp())
 
 
 class Candidate:
