@@ -4,8 +4,8 @@ job finishes exactly once and none waits past the sweeper's threshold.
 
 A node is the Procfile's `worker` line under a hostname of its own (tests/nodes.py), in a network
 namespace of its own where the machine allows: losing it cuts its link first, then kills its
-whole process group, so PostgreSQL and the broker never see its connections close. The broker is
-the test settings' (CELERY_BROKER_URL from the environment)."""
+whole process group, so PostgreSQL and the broker never see its connections close. It runs on
+each broker: the test process's Redis database and its RabbitMQ virtual host."""
 
 import collections
 import dataclasses
@@ -27,17 +27,21 @@ from attempts.services.attempts import submission_create
 from evaluation.jobs import sweep_allowance
 from evaluation.models import EvaluationJob, JobStatus, JobTry, Outbox
 from interviewprep.config import load
+from tests import processes
 from tests.factories import AttemptFactory, QuestionFactory
 from tests.helpers import submit_via_service, wait_while_progressing
 from tests.nodes import namespaces_unavailable, start_node
-from tests.processes import start_relay, test_database_url, wait_for
+from tests.processes import start_relay, wait_for
+from tests.rabbitmq import on_both_brokers
 
 JOBS = int(os.environ.get("NODE_DRILL_JOBS", "600"))
 RATE = float(os.environ.get("NODE_DRILL_RATE", "10"))  # submits per second
 # Each evaluation holds its child this long (as one waits on its sandbox), so the lost node has
-# jobs in hand when it goes. Two children a node, not the Procfile's four: four nodes' connections
-# fit beside other tests' in one PostgreSQL's max_connections.
-EVALUATION_SECONDS = 0.2
+# jobs in hand when it goes: the broker deals a steady load out in turn, a job to each node every
+# 3 / RATE = 0.3 s, so an evaluation longer than that is what keeps a node's two children busy at
+# once (at 0.2 s a fast machine never overlapped them). Two children a node, not the Procfile's
+# four: four nodes' connections fit beside other tests' in one PostgreSQL's max_connections.
+EVALUATION_SECONDS = 0.45
 CHILDREN = 2
 STALE_JOB_AFTER, SWEEP_INTERVAL = 4, 2
 # Below STALE_JOB_AFTER, so a transaction the lost node left open ends before its job is due.
@@ -99,7 +103,7 @@ def test_a_transaction_a_lost_node_left_open_lets_go_of_its_locks_after_the_idle
     # The lost node's session, as the app's configuration opens one: its row lock held, its
     # client gone without a word (nothing more is sent on it).
     _, job_id = submit_via_service(AttemptFactory(), "score=5")
-    db = load({"DATABASE_URL": test_database_url(), "DATABASE_IDLE_TRANSACTION_TIMEOUT": "1"}).database
+    db = load({"DATABASE_URL": processes.test_database_url(), "DATABASE_IDLE_TRANSACTION_TIMEOUT": "1"}).database
     lost = psycopg.connect(
         dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"], host=db["HOST"], port=db["PORT"], **db["OPTIONS"]
     )
@@ -115,8 +119,11 @@ def test_a_transaction_a_lost_node_left_open_lets_go_of_its_locks_after_the_idle
 
 
 @pytest.mark.drill
+@on_both_brokers()
 @pytest.mark.django_db(transaction=True)
-def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_sweep(tmp_path, assert_invariants):
+def test_a_node_lost_mid_load_and_one_added_every_job_finishes_once_within_the_sweep(
+    broker, tmp_path, assert_invariants
+):
     unavailable = "NODE_DRILL_NAMESPACES=off" if os.environ.get("NODE_DRILL_NAMESPACES") == "off" else None
     unavailable = unavailable or namespaces_unavailable()
     namespace = unavailable is None
