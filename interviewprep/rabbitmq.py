@@ -46,7 +46,9 @@ def broker_publish_options() -> dict[str, float]:
 
 class AMQP(amqp.AMQP):
     """Celery's AMQP API, with the publish options of `broker_publish_options` as defaults for
-    every task message, so no publisher can forget them."""
+    every task message, and the connection dropped after a publish that failed, so no publisher
+    (beat, a task sent by hand) can forget either. The relay's batches end outside this and
+    drop it themselves."""
 
     def _create_task_sender(self):
         send = super()._create_task_sender()
@@ -55,7 +57,11 @@ class AMQP(amqp.AMQP):
             for option, value in broker_publish_options().items():
                 if options.get(option) is None:
                     options[option] = value
-            return send(producer, name, message, **options)
+            try:
+                return send(producer, name, message, **options)
+            except Exception:
+                broker_connection_drop(producer.connection)
+                raise
 
         return send_task_message
 
