@@ -10,14 +10,16 @@ SECRET_KEY = app.SECRET_KEY
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 # The token model only because the attempts app connects its cache evictions to it at start, and
-# evaluation because the attempts app registers its job handlers with it at start.
+# evaluation because the attempts app registers its job handlers with it at start (after it, as
+# in the app); evaluation reads the app's configuration as it starts.
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.auth",
     "rest_framework.authtoken",
-    "evaluation",
     "attempts",
+    "evaluation",
 ]
+CONFIG = app.CONFIG
 MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "benchmarks.bare_urls"
 DATABASES = {"default": {**app.DATABASES["default"], "CONN_HEALTH_CHECKS": False}}

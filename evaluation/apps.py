@@ -13,7 +13,7 @@ class EvaluationConfig(AppConfig):
         # The registry needs the models; the apps that register job kinds come before this one
         # in INSTALLED_APPS, so their ready() has run. A queue missed here fails loudly on
         # RabbitMQ (no missing queue is created there).
-        from evaluation.queue_depths import broker_queues
+        from evaluation.jobs.queue_depths import broker_queues
 
         config = settings.CONFIG
         if config.broker_is_amqp:

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from evaluation.breaker import remote_model_breaker
 from evaluation.jobs.queue import WAITING
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry, OpsSample
-from evaluation.queue_depths import queue_depths
 
 WINDOW = timedelta(hours=1)
 BUCKET = timedelta(minutes=1)

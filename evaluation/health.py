@@ -15,8 +15,8 @@ from kombu import Connection
 
 from evaluation.evaluators.minilm import unavailable_reason
 from evaluation.jobs.liveness import sweeper_state, workers_state
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.languages import language_versions
-from evaluation.queue_depths import queue_depths
 from evaluation.sandbox import current_mode
 
 

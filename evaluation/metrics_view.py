@@ -26,9 +26,9 @@ from evaluation.breaker import remote_model_breaker
 from evaluation.check_outcomes import check_outcome_get
 from evaluation.dashboard import oldest_waiting_ages
 from evaluation.jobs.liveness import sweeper_state, workers_state
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.jobs.registry import queues
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, Outbox
-from evaluation.queue_depths import queue_depths
 from interviewprep.client import client_on_host
 from interviewprep.metrics_files import metrics_files_compact, metrics_files_read
 

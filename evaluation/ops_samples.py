@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 
 from evaluation.dashboard import CACHE_OUTCOMES, oldest_waiting_ages
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.metrics_view import MultiProcessCounters
 from evaluation.models import OpsSample
-from evaluation.queue_depths import queue_depths
 
 # The dashboard shows one hour; the second hour is slack for a late or paused beat.
 SAMPLE_RETENTION = timedelta(hours=2)

@@ -107,7 +107,7 @@ def broker(request):
     if getattr(request, "param", "redis") == "redis":
         yield Broker("redis", settings.CELERY_BROKER_URL)
         return
-    from evaluation.queue_depths import broker_queues
+    from evaluation.jobs.queue_depths import broker_queues
     from tests.rabbitmq import queues_purge, rabbitmq_url
 
     vhost = request.getfixturevalue("rabbitmq_vhost")
@@ -128,7 +128,7 @@ def pausable_broker(request, transactional_db):
         yield server
         server.stop()
         return
-    from evaluation.queue_depths import broker_queues
+    from evaluation.jobs.queue_depths import broker_queues
     from tests.rabbitmq import BrokerProxy, queues_purge, rabbitmq_url
 
     vhost = request.getfixturevalue("rabbitmq_vhost")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.models import EvaluationJob, JobStatus, Outbox
-from evaluation.queue_depths import queue_depths
 
 
 def lost_messages_per_queue() -> dict[str, int]:

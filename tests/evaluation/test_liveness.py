@@ -17,8 +17,8 @@ from attempts.models import Result
 from attempts.services.invariants import invariants_check
 from evaluation.jobs import jobs_sweep
 from evaluation.jobs.liveness import sweeper_state, workers_state
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.models import EvaluationJob, JobStatus, ProcessBeat
-from evaluation.queue_depths import queue_depths
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 from tests.processes import start_relay, start_worker, wait_for

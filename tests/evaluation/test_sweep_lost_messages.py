@@ -15,11 +15,11 @@ from django.test import override_settings
 from django.utils import timezone
 from kombu import Connection
 
-from evaluation import queue_depths as depths_module
 from evaluation.jobs import jobs_sweep
+from evaluation.jobs import queue_depths as depths_module
 from evaluation.jobs.outbox import outbox_publish
+from evaluation.jobs.queue_depths import queue_depths
 from evaluation.models import EvaluationJob, JobStatus, Outbox
-from evaluation.queue_depths import queue_depths
 from tests.factories import AttemptFactory
 from tests.helpers import submit_via_service
 from tests.processes import start_relay, wait_for

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.jobs.liveness import workers_state
-from evaluation.queue_depths import queue_depths
+from evaluation.jobs.queue_depths import queue_depths
 
 
 class Command(BaseCommand):
