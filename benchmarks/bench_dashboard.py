@@ -23,13 +23,13 @@ from benchmarks.common import fresh_database, machine_note, phase, run_main  # n
 
 SEED = """
 INSERT INTO evaluation_evaluationjob (kind, subject_id, status, tries, max_tries, last_error, discard_reason,
-  correlation_id, request_id, created_at, updated_at, finished_at)
-SELECT 'evaluate', g, 'succeeded', 1, 3, '', '', '', '',
+  correlation_id, request_id, share_key, created_at, updated_at, finished_at)
+SELECT 'evaluate', g, 'succeeded', 1, 3, '', '', '', '', '',
   now() - g * %(spacing)s - interval '2 seconds', now(), now() - g * %(spacing)s
 FROM generate_series(1, %(jobs)s) g;
 INSERT INTO evaluation_evaluationjob (kind, subject_id, status, tries, max_tries, last_error, discard_reason,
-  correlation_id, request_id, created_at, updated_at)
-SELECT 'evaluate', g, 'queued', 0, 3, '', '', '', '', now() - g * interval '1 second', now()
+  correlation_id, request_id, share_key, created_at, updated_at)
+SELECT 'evaluate', g, 'queued', 0, 3, '', '', '', '', '', now() - g * interval '1 second', now()
 FROM generate_series(1, 1000) g;
 INSERT INTO evaluation_jobtry (job_id, number, lease_token, worker, request_id, started_at, finished_at, outcome, error)
 SELECT id, 1, gen_random_uuid(), 'bench:1', '', finished_at - interval '1 second', finished_at,
