@@ -625,7 +625,8 @@ def _supervise(syscall, machine, request):
     _emit([("e", '"ready"')])
     shown = request["tests"]
     tests = [(line, True) for line in shown] or [(None, True)]  # no shown test: a load check alone
-    index = 0
+    index = 0  # the next test's; the load check is no test
+    first = True
     while tests:
         line, visible = tests.pop(0)
         budget = request["cpu_limit"] - _cpu_spent()
@@ -649,14 +650,16 @@ def _supervise(syscall, machine, request):
         except OSError:
             pass  # the child is gone already: its end says why
         posix.close(stdin_w)
-        came = _relay(events_r, index, index == 0)
+        came = _relay(events_r, index, first)
+        first = False
         posix.close(events_r)
         _, status = posix.waitpid(pid, 0)
         if came == "load_error":
             posix._exit(0)
         if came != ("loaded" if line is None else "test") or (line is None and status != 0):
             _end_as(status, request["cpu_limit"])
-        index += 1
+        if line is not None:
+            index += 1
         if not tests and request.get("more") and visible:
             # The parent sends these only once every shown test has reported.
             tests = [(hidden, False) for hidden in _read_message()]

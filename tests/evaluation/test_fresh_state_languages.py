@@ -66,6 +66,12 @@ def test_a_global_counter_starts_at_zero_in_every_shown_and_hidden_test(language
     assert values(run(language, COUNTERS[language], shown=3, hidden=2)) == [1, 1, 1, 1, 1]
 
 
+@pytest.mark.parametrize("language", list(COUNTERS))
+def test_a_question_with_only_hidden_tests_reports_each_of_them_in_its_place(language):
+    # No shown test: the answer's load check comes first, and is no test of its own.
+    assert values(run(language, COUNTERS[language], shown=0, hidden=3)) == [1, 1, 1]
+
+
 @pytest.mark.parametrize("language", list(CACHES))
 def test_a_cache_hidden_in_a_nested_class_or_local_static_is_gone_in_the_next_test(language):
     assert values(run(language, CACHES[language], shown=2, hidden=2)) == [1, 1, 1, 1]
