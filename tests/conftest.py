@@ -26,8 +26,9 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_runtest_setup(item):
-    # The browser tests' stack lives while they run one after another (tests/stack.py).
-    if not item.nodeid.startswith("tests/browser/"):
+    # The browser tests' stack lives while the tests that use it run one after another
+    # (tests/stack.py): its relay and worker would take any other test's jobs.
+    if "stack" not in item.fixturenames:
         shared_stack.stop()
 
 

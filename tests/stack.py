@@ -1,6 +1,7 @@
 """The stack the browser tests drive: the Procfile's web server, a worker for runs and
-evaluations, and the relay, started once for the browser tests a test process runs in a row and
-stopped before it runs any other test (tests/conftest.py), so no idle process costs the rest.
+evaluations, and the relay, started once for the tests a test process runs in a row that use
+it, and stopped before it runs any other test (tests/conftest.py): no idle process costs the
+rest, and its relay and worker never take another test's jobs.
 
 Starting and stopping the three took five seconds of CPU and eight of waiting per browser test.
 Between tests the database is emptied as usual; ids are never reused, so a leftover message of an
