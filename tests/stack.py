@@ -3,7 +3,7 @@ evaluations, and the relay, started once for the tests a test process runs in a 
 it, and stopped before it runs any other test (tests/conftest.py): no idle process costs the
 rest, and its relay and worker never take another test's jobs.
 
-Starting and stopping the three took five seconds of CPU and eight of waiting per browser test.
+Starting the three is most of a browser test's cost (docs/benchmarks.md, "The test suite").
 Between tests the database is emptied as usual; ids are never reused, so a leftover message of an
 earlier test finds no job and is skipped. The broker is a redis-server of the stack's own: the
 per-test flush of the test process's broker database would take the worker's queue bindings
