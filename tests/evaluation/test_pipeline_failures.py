@@ -11,6 +11,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 from django.test import override_settings
+from django.utils import timezone
 
 from attempts.models import Attempt, Result, Submission
 from evaluation.jobs import jobs_sweep
@@ -312,10 +313,14 @@ def test_a_retry_waiting_longer_than_any_visibility_timeout_holds_no_message_and
             interval=0.01,
             message="the first try's message acknowledged, its retry waiting",
         )
+        retry = Outbox.objects.filter(job=job).order_by("id")[1:].get()
+        # Sampled only before the retry is due: from then on the relay may publish it at any moment,
+        # and the message is in the broker a moment before its row says so.
         held = []
-        while not Outbox.objects.filter(job=job, published_at__isnull=False).order_by("id")[1:].exists():
+        while timezone.now() < retry.available_at:
             held.append((broker.hlen("unacked"), broker.llen("evaluate")))
             time.sleep(0.05)  # a sample every 50 ms of the wait, not a wait for anything
+        assert not Outbox.objects.filter(pk=retry.pk, published_at__lt=retry.available_at).exists()
         assert len(held) > 10, "the retry waited"
         assert set(held) == {(0, 0)}, held
     finally:
