@@ -39,6 +39,9 @@ class Claim:
     tries: int
     lock_key: str
     created_at: Any
+    # Another job of the same share (a user) was running when this was claimed: its heavy
+    # processes yield the CPU to everyone else's (interviewprep.courtesy).
+    courteous: bool = False
     # What its log lines name: the request, the try, and the ids the handler describes.
     log_ids: dict[str, Any] = field(default_factory=dict)
     # What the handler's `run` needs, read under the claim's locks.
@@ -60,6 +63,14 @@ def claimable(now) -> Q:
         | Q(status=JobStatus.RUNNING) & (Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=stale))
     )
 
+
+# In the claim's RETURNING, on the row it moved: is another job of its share running? The
+# partial index job_share_in_flight answers it; a job without a share has none.
+SHARE_BUSY_SQL = """EXISTS (
+    SELECT 1 FROM evaluation_evaluationjob other
+    WHERE other.share_key = evaluation_evaluationjob.share_key AND other.share_key <> ''
+      AND other.status = 'running' AND other.id <> evaluation_evaluationjob.id
+)"""
 
 CLAIMED_FROM = (JobStatus.PENDING, JobStatus.QUEUED, JobStatus.RETRYING, JobStatus.RUNNING)
 
@@ -97,6 +108,7 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
                 from_statuses=CLAIMED_FROM,
                 to=JobStatus.RUNNING,
                 returning=("tries", "created_at", "request_id"),
+                returning_sql=(SHARE_BUSY_SQL,),
                 tries=F("tries") + 1,
                 lease_token=token,
                 heartbeat_at=now,
@@ -106,7 +118,7 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
         if moved is None:
             _not_claimed(job_id, subject, now)
             return None
-        tries, created_at, request_id = moved
+        tries, created_at, request_id, courteous = moved
         if tries > 1:
             # A takeover: the silent run's try is over, and it counted. (A first try has none.)
             end_abandoned_tries(job_id, "heartbeat stopped (worker died or hung)")
@@ -122,6 +134,7 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
             tries=tries,
             lock_key=handler.lock_key(subject),
             created_at=created_at,
+            courteous=courteous,
             log_ids={"request_id": request_id, "job_id": job_id, "try": tries, **handler.describe(subject)},
         )
         claim.work = handler.start(subject, actor=claim.actor, try_number=claim.tries)

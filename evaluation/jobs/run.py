@@ -23,6 +23,7 @@ from evaluation.jobs.outcomes import (
     job_record,
 )
 from evaluation.jobs.registry import handler_for
+from interviewprep.courtesy import courtesy
 from interviewprep.logging import log_context
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,8 @@ def _run_claimed(claim: Claim) -> str:
     try:
         with Heartbeat(job_id=claim.job_id, token=claim.token, lock=lock) as beat:
             faults.before_run()
-            output = handler_for(claim.kind).run(claim.work)
+            with courtesy(claim.courteous):
+                output = handler_for(claim.kind).run(claim.work)
             if beat.lost:
                 end_try(claim, Outcome.LOST_LEASE, "lease lost while working")
                 return "lost_lease"

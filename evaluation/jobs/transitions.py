@@ -64,11 +64,19 @@ def job_transition(job: EvaluationJob, to: str, **changes: Any) -> None:
 
 
 def job_transition_if(
-    *, job_id: int, where: Q, from_statuses: tuple[str, ...], to: str, returning: tuple[str, ...] = (), **changes: Any
+    *,
+    job_id: int,
+    where: Q,
+    from_statuses: tuple[str, ...],
+    to: str,
+    returning: tuple[str, ...] = (),
+    returning_sql: tuple[str, ...] = (),
+    **changes: Any,
 ) -> tuple | None:
     """Compare-and-swap: move the job to `to` only if its row, as the UPDATE finds it (locked,
     re-read after any concurrent write), is in `from_statuses` and matches `where`. One statement;
-    the `returning` fields as the move left them, or None when the row did not qualify.
+    the `returning` fields as the move left them, then the `returning_sql` expressions (constant
+    SQL over the moved row), or None when the row did not qualify.
 
     Every move in `from_statuses` must be legal: the check is made on the statuses the statement
     admits, since the row is never read before it is moved."""
@@ -82,7 +90,10 @@ def job_transition_if(
     statement, params = compiler.as_sql()
     # RETURNING is what QuerySet.update() cannot give: the claim learns the try's number here
     # rather than by reading the row first.
-    columns = ", ".join(connection.ops.quote_name(EvaluationJob._meta.get_field(f).column) for f in ("id", *returning))
+    columns = ", ".join(
+        [connection.ops.quote_name(EvaluationJob._meta.get_field(f).column) for f in ("id", *returning)]
+        + list(returning_sql)
+    )
     with connection.cursor() as cursor:
         cursor.execute(f"{statement} RETURNING {columns}", params)
         row = cursor.fetchone()

@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 from evaluation.evaluators.base import TransientEvaluationError
 from evaluation.sandbox.request import BoxRequest
 from evaluation.sandbox.slots import slot_held, slot_uid
+from interviewprep.courtesy import courteous_argv
 
 PYTHON = "/usr/bin/python3"
 EXIT_SETUP = 3
@@ -443,6 +444,7 @@ def _start_box(pipes: Pipes, bwrap: str | None, uid: int | None, binds: tuple[Bi
     if bwrap is not None:
         argv = _bwrap_argv(bwrap, binds, pipes.info_w) + argv
     argv, identity = _as_uid(argv, uid)
+    argv = courteous_argv(argv)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(

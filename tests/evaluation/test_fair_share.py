@@ -2,6 +2,7 @@
 most JOBS_IN_FLIGHT_PER_USER of a user's jobs of one kind at a time; the rest wait in the outbox,
 and another user's job goes to the broker at once."""
 
+import os
 from datetime import timedelta
 
 import pytest
@@ -11,10 +12,14 @@ from django.utils import timezone
 
 from attempts.services.invariants import invariants_check
 from attempts.services.practice import practice_request_create
+from attempts.services.runs import run_create
 from evaluation.jobs import job_run
+from evaluation.jobs.claim import job_claim
 from evaluation.jobs.outbox import outbox_add, outbox_publish
 from evaluation.models import EvaluationJob, JobStatus, Outbox
-from tests.factories import AttemptFactory, UserFactory
+from evaluation.sandbox import run_python
+from interviewprep.courtesy import COURTEOUS_NICENESS, courtesy
+from tests.factories import AttemptFactory, CodingQuestionFactory, UserFactory
 from tests.helpers import submit_via_service
 from tests.processes import start_relay, start_worker, wait_for
 
@@ -121,3 +126,43 @@ def test_a_held_row_is_not_a_stuck_outbox_but_a_row_with_nothing_in_flight_is():
     # Nothing of its share in flight any more: a row still unpublished is the relay's failure.
     EvaluationJob.objects.filter(pk__in=flood[:in_flight]).update(status=JobStatus.SUCCEEDED)
     assert "outbox_published_in_time" in {v.check for v in invariants_check(outbox_bound_seconds=60)}
+
+
+def _claim(job_id: int):
+    job = EvaluationJob.objects.get(pk=job_id)
+    return job_claim(job_id=job.pk, worker="w:1", kind=job.kind, subject_id=job.subject_id)
+
+
+def test_a_users_job_claimed_beside_another_of_theirs_running_is_courteous_and_anyone_elses_is_not():
+    flooder = UserFactory()
+    first, second = _flood(flooder, 2)
+    coding = AttemptFactory(user=flooder, question=CodingQuestionFactory())
+    run = run_create(user=flooder, attempt_id=coding.pk, answer="def add(a, b):\n    return a + b\n")
+    run = EvaluationJob.objects.get(kind="run", subject_id=run.pk)
+    [other] = _flood(UserFactory(), 1)
+
+    assert not _claim(first).courteous  # nothing else of the flooder's runs
+    assert _claim(second).courteous  # the first still runs
+    assert _claim(run.pk).courteous  # of another kind, the same user's: counted too
+    assert not _claim(other).courteous  # another user's work never waits on the flood's
+
+    # Once the user's other jobs are over, their next job runs as anyone's does.
+    EvaluationJob.objects.filter(pk__in=[first, second, run.pk]).update(status=JobStatus.SUCCEEDED)
+    [later] = _flood(flooder, 1)
+    assert not _claim(later).courteous
+
+
+def test_a_courteous_try_runs_its_sandbox_niced_and_any_other_as_the_worker_runs():
+    answer = "import os\ndef nice():\n    return os.getpriority(os.PRIO_PROCESS, 0)\n"
+
+    def niceness() -> int:
+        box = run_python(code=answer, function="nice", tests_args=[[]], cpu_limit_s=2, memory_limit_mb=64)
+        assert box.tests[0] is not None and box.tests[0].status == "ok", (box.ended, box.tests, box.diagnostic)
+        return box.tests[0].value
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert niceness() == own
+    with courtesy(True):
+        assert niceness() == min(19, own + COURTEOUS_NICENESS)
+    with courtesy(False):
+        assert niceness() == own
