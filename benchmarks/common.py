@@ -276,8 +276,8 @@ class Processes:
         processes.stop_all(reversed(self.procs), grace=15.0)
         self.procs.clear()
 
-    def web(self, port: int = WEB_PORT) -> Proc:
-        return self._serving("web", procfile_command("web", port=port), port)
+    def web(self, port: int = WEB_PORT, **extra_env: str) -> Proc:
+        return self._serving("web", procfile_command("web", port=port), port, **extra_env)
 
     def bare_django(self, port: int = BARE_PORT) -> Proc:
         return self._serving("bare-django", bare_django_command(port), port, DJANGO_SETTINGS_MODULE=BARE_SETTINGS)
