@@ -73,7 +73,7 @@ def test_lapsed_floor_of_a_committed_writer_still_forces_a_recompute(monkeypatch
     attempt = AttemptFactory()
     attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
     new_version = _commit_transition(attempt.pk, AttemptStatus.QUEUED)
-    time.sleep(0.1)
+    time.sleep(0.1)  # the floor's lapse is the behaviour under test, not a wait for anything
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == new_version
     # and the copy now in the cache is served again
     before = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
@@ -87,7 +87,7 @@ def test_writer_reusing_a_rolled_back_version_after_its_floor_lapsed_is_protecte
     attempt = AttemptFactory()
     attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)
     rolled_back = _rolled_back_transition(attempt.pk, AttemptStatus.QUEUED)
-    time.sleep(0.1)
+    time.sleep(0.1)  # the floor's lapse is the behaviour under test, not a wait for anything
     monkeypatch.setattr(cache, "FLOOR_SECONDS", 120)
     with transaction.atomic():
         # The next writer gets the same version number: its floor must be in force, although a
@@ -119,7 +119,7 @@ def test_rolled_back_writer_costs_misses_only_until_its_floor_lapses(monkeypatch
     before = counter_value("interviewprep_cache_requests_total", stale)
     assert attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)["version"] == version
     assert counter_value("interviewprep_cache_requests_total", stale) == before + 1
-    time.sleep(0.3)
+    time.sleep(0.3)  # the floor's lapse is the behaviour under test
     attempt_get_for_user(user=attempt.user, attempt_id=attempt.pk)  # read after the lapse: clears it
     hits = counter_value("interviewprep_cache_requests_total", {"outcome": "hit"})
     for _ in range(5):
