@@ -135,7 +135,7 @@ def insights_view(insights: Any) -> dict[str, Any] | None:
 
 
 def grader_words(grader: Any) -> str | None:
-    """'Graded by all-MiniLM-L6-v2 (int8-onnx-1)', plus anything else the grader says of itself
+    """'Graded by all-MiniLM-L6-v2 (int8-onnx-2)', plus anything else the grader says of itself
     (that it stood in for the remote grader, say) as text."""
     if not isinstance(grader, Mapping):
         return None

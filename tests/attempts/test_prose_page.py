@@ -31,7 +31,7 @@ ANSWER = (
     "We went from forty alerts a week to three, and nobody was woken at night again."
 )
 DETAILS = {
-    "grader": {"id": "rubric", "model": "all-MiniLM-L6-v2", "version": "int8-onnx-1"},
+    "grader": {"id": "rubric", "model": "all-MiniLM-L6-v2", "version": "int8-onnx-2"},
     "criteria": [
         {
             "id": "situation",

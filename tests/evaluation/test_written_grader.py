@@ -44,7 +44,7 @@ def test_strong_answer_meets_every_criterion_and_quotes_its_own_sentences() -> N
     assert criterion(outcome, "expiry")["evidence"] == [
         "Links may carry an expiry date, and a nightly job removes expired links."
     ]
-    assert outcome.details["grader"] == {"id": "rubric", "model": "all-MiniLM-L6-v2", "version": "int8-onnx-1"}
+    assert outcome.details["grader"] == {"id": "rubric", "model": "all-MiniLM-L6-v2", "version": "int8-onnx-2"}
 
 
 def test_strong_beats_honest_short_beats_weak() -> None:
