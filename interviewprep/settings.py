@@ -183,12 +183,14 @@ USE_TZ = True
 STATIC_URL = "static/"
 # Where `collectstatic` (the deploy's release step) copies the files for the proxy to serve.
 STATIC_ROOT = CONFIG.static_root
-STATICFILES_DIRS = [
-    BASE_DIR / "static",
-    # The editor, as npm installed it (package.json): served from here, never from a CDN.
-    ("vendor/ace", BASE_DIR / "node_modules" / "ace-builds" / "src-min-noconflict"),
-    # Its stylesheets, linked by the page: in strict CSP mode Ace injects no <style> of its own.
-    ("vendor/ace-css", BASE_DIR / "node_modules" / "ace-builds" / "css"),
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # The editor's files the attempt page loads, as npm installed them (package.json): served
+    # from here, never from a CDN. Its stylesheets are linked by the page: in strict CSP mode Ace
+    # injects no <style> of its own.
+    "attempts.editor_files.EditorFilesFinder",
 ]
 # Serve finders directly so `make run` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
