@@ -7,7 +7,9 @@ from dataclasses import dataclass
 import pytest
 import redis
 from django.conf import settings
+from django.core.management import call_command
 from django.test import override_settings
+from pytest_django.plugin import blocking_manager_key
 
 from tests.stack import shared_stack
 
@@ -28,8 +30,12 @@ def pytest_collection_modifyitems(items):
 def pytest_runtest_setup(item):
     # The browser tests' stack lives while the tests that use it run one after another
     # (tests/stack.py): its relay and worker would take any other test's jobs.
-    if "stack" not in item.fixturenames:
-        shared_stack.stop()
+    if "stack" not in item.fixturenames and shared_stack.stop():
+        # Its relay and worker kept writing after the last browser test's flush (the sweeper's
+        # pass, liveness rows): flushed again, as a transactional test's end does, so that no
+        # later test finds their rows.
+        with item.config.stash[blocking_manager_key].unblock():
+            call_command("flush", interactive=False, verbosity=0)
 
 
 @pytest.fixture

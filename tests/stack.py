@@ -45,13 +45,16 @@ class SharedStack:
         self._processes.append(web.process)
         self._url = f"http://127.0.0.1:{web.port}"
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
+        """Stop whatever runs; True when something did."""
+        was_running = bool(self._processes) or self._broker is not None
         stop_all(self._processes)
         self._processes.clear()
         self._url = None
         if self._broker is not None:
             self._broker.stop()
             self._broker = None
+        return was_running
 
 
 shared_stack = SharedStack()
