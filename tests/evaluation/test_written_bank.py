@@ -4,6 +4,8 @@ blank answers refused, every evidence a sentence of the answer."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
 from evaluation.evaluators import EvaluationOutcome, EvaluationRequest
@@ -15,11 +17,22 @@ from tests.questions.bank import bank_questions
 
 pytestmark = pytest.mark.nodb
 
-PROSE = bank_questions("system_design") + bank_questions("behavioral")
-IDS = [q["slug"] for q in PROSE]
+# Each question's tests run in one test process (`--dist loadgroup`), so an answer several of
+# them grade (strong, weak, honest_short) is graded once there: the model is most of their cost.
+PROSE = [
+    pytest.param(q, id=q["slug"], marks=pytest.mark.xdist_group(f"written-{q['slug']}"))
+    for q in bank_questions("system_design") + bank_questions("behavioral")
+]
+_QUESTIONS = {p.values[0]["slug"]: p.values[0] for p in PROSE}
 
 
 def grade(question: dict, answer: str) -> EvaluationOutcome:
+    return _grade(question["slug"], answer)
+
+
+@cache
+def _grade(slug: str, answer: str) -> EvaluationOutcome:
+    question = _QUESTIONS[slug]
     request = EvaluationRequest(
         question_slug=question["slug"],
         question_kind=question["kind"],
@@ -30,7 +43,7 @@ def grade(question: dict, answer: str) -> EvaluationOutcome:
     return local_grade(request)
 
 
-@pytest.mark.parametrize("question", PROSE, ids=IDS)
+@pytest.mark.parametrize("question", PROSE)
 def test_strong_answer_scores_above_weak(question: dict) -> None:
     labelled = question["labelled_answers"]
     strong, weak = grade(question, labelled["strong"]), grade(question, labelled["weak"])
@@ -38,7 +51,7 @@ def test_strong_answer_scores_above_weak(question: dict) -> None:
     assert strong.score > weak.score
 
 
-@pytest.mark.parametrize("question", PROSE, ids=IDS)
+@pytest.mark.parametrize("question", PROSE)
 def test_every_stuffing_scores_below_the_honest_short_answer(question: dict) -> None:
     labelled = question["labelled_answers"]
     honest = grade(question, labelled["honest_short"])
@@ -54,13 +67,13 @@ def test_every_stuffing_scores_below_the_honest_short_answer(question: dict) -> 
     assert not above, f"honest_short scored {honest.score}"
 
 
-@pytest.mark.parametrize("question", PROSE, ids=IDS)
+@pytest.mark.parametrize("question", PROSE)
 def test_blank_and_off_topic_answers_are_refused(question: dict) -> None:
     assert grade(question, "").reason == "blank"
     assert grade(question, OFF_TOPIC).reason == "off_topic"
 
 
-@pytest.mark.parametrize("question", PROSE, ids=IDS)
+@pytest.mark.parametrize("question", PROSE)
 def test_every_evidence_is_a_sentence_of_the_answer(question: dict) -> None:
     for answer in (question["labelled_answers"][name] for name in ("strong", "weak", "honest_short")):
         for c in grade(question, answer).details["criteria"]:
