@@ -93,11 +93,21 @@ def test_the_live_app_answers_as_its_schema_says(live_schema, tokens: Tokens):
         excluded = [positive_data_acceptance] if operation.path.startswith("/api/v1/auth/") else []
         if operation.path.endswith("/runs/"):
             excluded = [positive_data_acceptance]
-        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+        query = ATTEMPT_QUERY if operation.path == "/api/v1/attempts/{attempt_id}/" else None
+        # Path ids, the pinned query and the credentials are not drawn: an operation with nothing
+        # else has nothing a negative case could break (hypothesis spent a second to say so).
+        breakable = (
+            len(operation.body) > 0
+            or any(p.name not in (query or {}) for p in operation.query)
+            or any(p.name != "Authorization" for p in operation.headers)
+            or any(p.name != "sessionid" for p in operation.cookies)
+        )
+        modes = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if breakable else (GenerationMode.POSITIVE,)
+        for mode in modes:
             strategy = operation.as_strategy(
                 generation_mode=mode,
                 path_parameters={name: id_ for name, id_ in ids.items() if f"{{{name}}}" in operation.path},
-                query=ATTEMPT_QUERY if operation.path == "/api/v1/attempts/{attempt_id}/" else None,
+                query=query,
             )
 
             @hypothesis.settings(
