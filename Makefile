@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint drills chaos bench setup-system clean
 
+# Python caches compiled modules in __pycache__ whatever the shell says: the tests start hundreds
+# of processes, and each would compile the project's modules again (0.15-0.2 s of CPU a start).
+unexport PYTHONDONTWRITEBYTECODE
+
 # Test processes for `make test` (pytest-xdist): the suite mostly waits on the processes it
 # starts, so more than the cores. PYTEST_WORKERS=0 runs it in one process.
 PYTEST_WORKERS ?= 3

@@ -9,6 +9,9 @@ from django.db import close_old_connections
 from interviewprep.logging import current_request_id, log_context_pop, log_context_push, request_id_accept
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interviewprep.settings")
+# Celery's Django fixup runs Django's system checks at every worker start (0.8 s of CPU, most of
+# it importing every URLconf); the release step's migrate has run them for this code already.
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 # Every task publish bounded the same way (interviewprep/rabbitmq.py), whoever publishes.
 app = Celery("interviewprep", amqp="interviewprep.rabbitmq:AMQP")
