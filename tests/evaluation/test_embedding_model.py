@@ -30,6 +30,11 @@ SENTENCES = [
 ]
 
 
+# The tests that build the model run in one test process (`--dist loadgroup`): one build, not one
+# per process (a build is 6 s of CPU).
+BUILDS = pytest.mark.xdist_group("embedding-model-build")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("models")
@@ -104,6 +109,7 @@ def _row_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
+@BUILDS
 def test_fp32_graph_computes_what_an_independent_numpy_bert_computes(built: Path) -> None:
     ids, mask = _tokens(SENTENCES)
     expected = _pooled(_numpy_bert(ids, mask), mask)
@@ -111,6 +117,7 @@ def test_fp32_graph_computes_what_an_independent_numpy_bert_computes(built: Path
     assert _row_cosines(expected, actual).min() > 0.999
 
 
+@BUILDS
 def test_int8_graph_stays_close_to_fp32(built: Path) -> None:
     ids, mask = _tokens(SENTENCES)
     fp32 = _pooled(_onnx_hidden(built / "all-minilm-l6-v2.fp32.onnx", ids, mask), mask)
@@ -118,6 +125,7 @@ def test_int8_graph_stays_close_to_fp32(built: Path) -> None:
     assert _row_cosines(fp32, int8).min() > 0.95
 
 
+@BUILDS
 def test_int8_file_is_small_and_the_manifest_names_its_hashes(built: Path) -> None:
     manifest = json.loads((built / "manifest.json").read_text())
     assert manifest["source_sha256"] == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -156,6 +164,7 @@ def test_a_sentences_vector_does_not_depend_on_what_it_is_embedded_with() -> Non
     assert np.array_equal(alone, reversed_)
 
 
+@BUILDS
 def test_an_altered_onnx_file_is_refused_with_the_reason(built: Path, tmp_path: Path) -> None:
     for name in ("manifest.json", "all-minilm-l6-v2.int8.onnx"):
         shutil.copy(built / name, tmp_path / name)
@@ -171,6 +180,7 @@ def test_a_missing_model_is_refused_with_how_to_build_it(tmp_path: Path) -> None
         model_files_verified(models_dir=tmp_path)
 
 
+@BUILDS
 def test_a_model_built_from_other_weights_is_refused(built: Path, tmp_path: Path) -> None:
     shutil.copy(built / "all-minilm-l6-v2.int8.onnx", tmp_path / "all-minilm-l6-v2.int8.onnx")
     manifest = json.loads((built / "manifest.json").read_text()) | {"source_sha256": "0" * 64}
