@@ -19,12 +19,18 @@ from tests.stack import shared_stack
 _START_FIRST = ("tests/evaluation/test_drain.py", "tests/test_chaos.py", "tests/test_run_command.py", "tests/browser/")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     def rank(item) -> int:
         path = item.nodeid.split("::", 1)[0]
         return next((i for i, prefix in enumerate(_START_FIRST) if path.startswith(prefix)), len(_START_FIRST))
 
     items.sort(key=rank)  # stable: the rest keep their order
+    for item in items:
+        if item.nodeid.startswith("tests/browser/"):
+            # One test process runs them all in a row (`--dist loadgroup`): one start of their
+            # shared stack (tests/stack.py, about 9 CPU-s), not one per process and interruption.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def pytest_runtest_setup(item):
