@@ -21,9 +21,11 @@ _START_FIRST = ("tests/evaluation/test_drain.py", "tests/test_chaos.py", "tests/
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
-    def rank(item) -> int:
+    def rank(item) -> tuple[int, bool]:
         path = item.nodeid.split("::", 1)[0]
-        return next((i for i, prefix in enumerate(_START_FIRST) if path.startswith(prefix)), len(_START_FIRST))
+        first = next((i for i, prefix in enumerate(_START_FIRST) if path.startswith(prefix)), len(_START_FIRST))
+        # The browser tests that use the shared stack in a row, the ones that start their own after.
+        return first, "stack" not in item.fixturenames
 
     items.sort(key=rank)  # stable: the rest keep their order
     for item in items:
