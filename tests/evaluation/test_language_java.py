@@ -145,3 +145,24 @@ def test_crash_reason_recognises_the_jvm_running_out_of_memory():
     assert JAVA_LANGUAGE.crash_reason('Exception in thread "x" java.lang.OutOfMemoryError: Java heap space') == "memory"
     assert JAVA_LANGUAGE.crash_reason("os::commit_memory(0x7f, 73728, 0) failed; error='Not enough space'") == "memory"
     assert JAVA_LANGUAGE.crash_reason("Segmentation fault") is None
+
+
+def test_the_version_is_the_jdks_own_and_starts_no_jvm(monkeypatch):
+    import subprocess
+
+    from evaluation.languages.java import JAVAC
+
+    asked = subprocess.run([JAVAC, "-version"], capture_output=True, text=True, check=True)
+    started = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: started.append(a))
+    version = Java().version()
+    assert started == []
+    assert asked.stdout.strip() == f"javac {version}"
+
+
+def test_a_jdk_without_its_compiler_is_unavailable(monkeypatch):
+    import os
+
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if path.endswith("/javac") else real(path, mode))
+    assert Java().version() is None
