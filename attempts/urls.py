@@ -1,10 +1,11 @@
 from django.urls import path
 
 from attempts import apis, apis_ops, apis_practice, apis_progress
+from interviewprep.async_views import hashes_passwords
 
 urlpatterns = [
-    path("auth/register/", apis.RegisterApi.as_view(), name="api-register"),
-    path("auth/token/", apis.TokenApi.as_view(), name="api-token"),
+    path("auth/register/", hashes_passwords(apis.RegisterApi.as_view()), name="api-register"),
+    path("auth/token/", hashes_passwords(apis.TokenApi.as_view()), name="api-token"),
     path("languages/", apis.LanguageListApi.as_view(), name="api-languages"),
     path("questions/", apis.QuestionListApi.as_view(), name="api-questions"),
     path("questions/<id:question_id>/", apis.QuestionDetailApi.as_view(), name="api-question"),

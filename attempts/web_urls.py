@@ -3,6 +3,7 @@ from django.urls import path
 
 from attempts import views, views_attempt, views_history, views_practice, views_progress, views_staff
 from attempts.forms import LoginForm
+from interviewprep.async_views import hashes_passwords
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,11 +15,13 @@ urlpatterns = [
     path("staff/attempts/<id:attempt_id>/timeline/", views_staff.attempt_timeline_page, name="staff-timeline"),
     path("staff/dashboard/", views_staff.ops_dashboard_page, name="staff-dashboard"),
     path("staff/dashboard/panels/", views_staff.ops_dashboard_panels, name="staff-dashboard-panels"),
-    path("register/", views.register, name="register"),
+    path("register/", hashes_passwords(views.register), name="register"),
     path(
         "login/",
-        auth_views.LoginView.as_view(
-            template_name="registration/login.html", authentication_form=LoginForm, redirect_authenticated_user=True
+        hashes_passwords(
+            auth_views.LoginView.as_view(
+                template_name="registration/login.html", authentication_form=LoginForm, redirect_authenticated_user=True
+            )
         ),
         name="login",
     ),

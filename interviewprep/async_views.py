@@ -4,14 +4,15 @@ to it awaits, and if not, which view serves it.
 A sync view never awaits: its request runs the sync middleware chain and the view in one hop on
 the process's sync thread. An async view awaits for every request (the async chain, on the event
 loop), unless `awaits_only_when` marked it: then a request it does not await for goes to its
-sync twin, in that one hop. The handler reads views through `view_awaits` and `sync_view_of`
-only, so the attributes below are spelled nowhere else.
+sync twin, in that one hop. A sync view marked by `hashes_passwords` runs on a thread of its own.
+The handler reads views through `view_awaits`, `sync_view_of` and `view_hashes_passwords` only,
+so the attributes below are spelled nowhere else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from asgiref.sync import iscoroutinefunction
 from django.http import HttpRequest, HttpResponse
@@ -29,6 +30,7 @@ class AwaitsSometimes(Protocol):
 
 
 AsyncView = TypeVar("AsyncView", bound=Callable[..., Awaitable[HttpResponse]])
+V = TypeVar("V", bound=Callable[..., HttpResponse])
 
 
 def awaits_only_when(
@@ -44,6 +46,18 @@ def awaits_only_when(
         return view
 
     return mark
+
+
+def hashes_passwords(view: V) -> V:
+    """Mark a sync view that hashes a password (sign-up, log-in): 0.2-0.3 s of CPU in C that
+    releases the GIL. The ASGI handler serves it on the process's hashing thread, so the sync
+    thread goes on serving every other request meanwhile."""
+    cast(Any, view).hashes_passwords = True
+    return view
+
+
+def view_hashes_passwords(view: Callable) -> bool:
+    return getattr(view, "hashes_passwords", False)
 
 
 def view_awaits(view: Callable, request: HttpRequest) -> bool:

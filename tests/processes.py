@@ -32,13 +32,19 @@ Worker = processes.Process
 wait_for = functools.partial(processes.wait_for, error=AssertionError)
 
 
-def test_database_url() -> str:
+def test_database_url(application_name: str | None = None) -> str:
+    """The test database's URL; with `application_name`, its sessions are named so in
+    pg_stat_activity."""
     db = connection.settings_dict
     host = db["HOST"] or "127.0.0.1"
     port = db["PORT"] or "5432"
     if host.startswith("/"):
-        return f"postgres://{db['USER']}@/{db['NAME']}?host={host}"
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{port}/{db['NAME']}"
+        url = f"postgres://{db['USER']}@/{db['NAME']}?host={host}"
+    else:
+        url = f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{port}/{db['NAME']}"
+    if application_name:
+        url += f"{'&' if '?' in url else '?'}application_name={application_name}"
+    return url
 
 
 def process_env(**extra: str) -> dict[str, str]:

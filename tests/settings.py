@@ -47,3 +47,6 @@ os.environ.setdefault("LOG_LEVEL", "WARNING")
 from interviewprep.settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+if os.environ.get("IP_TEST_HASHER_GATE"):
+    # A web process a test started with a gate: each hash waits for it (tests/hashers.py).
+    PASSWORD_HASHERS = ["tests.hashers.GatedHasher"]

@@ -165,12 +165,6 @@ BUDGET = {"web": 8, "worker": 9, "worker-run": 5, "worker-regrade": 3, "worker-g
 CELERY_LINES = ("worker", "worker-run", "worker-regrade", "worker-generate")
 
 
-def _named_url(name: str) -> str:
-    """The test database's URL, its sessions named after a Procfile line (pg_stat_activity)."""
-    url = test_processes.test_database_url()
-    return f"{url}{'&' if '?' in url else '?'}application_name={name}"
-
-
 def _start_line(tmp_path: Path, name: str, **env: str) -> Worker:
     log = tmp_path / f"{name}.log"
     if name in CELERY_LINES:
@@ -190,8 +184,12 @@ def test_every_procfile_line_stays_within_its_row_of_the_budget(transactional_db
     try:
         for name in (*CELERY_LINES, "relay", "beat"):
             # A job lasts several heartbeat intervals (0.5 s in the tests).
-            started.append(_start_line(tmp_path, name, DATABASE_URL=_named_url(name), EVALUATOR_FAULTS="delay=2"))
-        web = start_web(tmp_path, workers=None, DATABASE_URL=_named_url("web"))
+            started.append(
+                _start_line(
+                    tmp_path, name, DATABASE_URL=test_processes.test_database_url(name), EVALUATOR_FAULTS="delay=2"
+                )
+            )
+        web = start_web(tmp_path, workers=None, DATABASE_URL=test_processes.test_database_url("web"))
         started.append(web.process)
         clients = _seed(users=CLIENTS // 10, attempts_per_user=10)
         requests = [_request(n, token, attempt_id) for n, (token, attempt_id) in enumerate(clients)]
