@@ -155,15 +155,16 @@ def pausable_broker(request, transactional_db):
 
 
 @pytest.fixture
-def workers(transactional_db, tmp_path, broker):
+def workers(transactional_db, tmp_path, broker, request):
     """Start real Celery worker processes against the test database, with a relay to publish
-    their jobs unless `relay=False`; all stopped afterwards."""
+    their jobs unless `relay=False` or the test has the `relay` fixture's; all stopped afterwards."""
     from tests.processes import start_relay, start_worker
 
     started = []
+    has_relay = "relay" in request.fixturenames
 
     def start(*, relay: bool = True, **kwargs):
-        if relay and not started:
+        if relay and not has_relay and not started:
             started.append(start_relay(tmp_path))
         worker = start_worker(tmp_path, **kwargs)
         started.append(worker)
