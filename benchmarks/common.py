@@ -483,8 +483,16 @@ function request()
   return wrk.format(method, path, headers, body)
 end
 
+-- Header names are case-insensitive (uvicorn's httptools writes them in lower case).
+function replayed(headers)
+  for name, value in pairs(headers) do
+    if string.lower(name) == "idempotent-replayed" then return value == "true" end
+  end
+  return false
+end
+
 function response(status, headers, body)
-  if status == expect_status and (not expect_replayed or headers["Idempotent-Replayed"] == "true") then
+  if status == expect_status and (not expect_replayed or replayed(headers)) then
     ok = ok + 1
   else
     bad = bad + 1
