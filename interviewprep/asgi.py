@@ -3,8 +3,10 @@
 A request that awaits (the attempt wait) runs through the async middleware chain and its async
 view on the event loop, and holds no thread while it waits. Every other request, nearly all of
 them, runs as WSGI would run it: the whole sync middleware chain and the view in one call on the
-process's one sync thread. Which requests await, and which view serves the others, is the
-contract of `interviewprep.async_views` (`view_awaits`, `sync_view_of`).
+process's one sync thread, except a view that hashes a password, which runs on the process's
+hashing thread so that a burst of sign-ups does not hold everyone else's requests. Which requests
+await, which view serves the others and which hash, is the contract of `interviewprep.async_views`
+(`view_awaits`, `sync_view_of`, `view_hashes_passwords`).
 
 Four departures from Django's own `ASGIHandler`, each measured:
 
@@ -123,8 +125,8 @@ class OneThreadASGIHandler(ASGIHandler):
 
 
 # The views that hash a password run here, one at a time (a burst of sign-ups queues here), while
-# the sync thread serves the process's other requests: the hash releases the GIL. Measured: 100
-# sign-ups at once held the other requests for up to 13 s when they ran on the sync thread.
+# the sync thread serves the process's other requests: the hash releases the GIL
+# (docs/benchmarks.md, "a password hash on a thread of its own").
 _HASHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password-hashing")
 
 # Where `request_awaits` leaves the URL it resolved, for the sync handler to use rather than resolve again.
