@@ -93,7 +93,7 @@ class OneThreadASGIHandler(ASGIHandler):
                 body_file.seek(0)
                 await super().handle(scope, replay_body(body_file.read(), receive), send)
                 return
-            if request is not None and request_hashes_passwords(request):
+            if request_hashes_passwords(request):
                 serve = sync_to_async(self._serve_hashing, thread_sensitive=False, executor=_HASHING)
             else:
                 serve = sync_to_async(self._serve)
