@@ -40,6 +40,7 @@ from evaluation.evaluators import EvaluationOutcome, EvaluationRequest, get_eval
 from evaluation.evaluators.code import code_run
 from evaluation.jobs import register_handler
 from interviewprep.errors import InvalidInput
+from interviewprep.writes import Writes
 
 logger = logging.getLogger(__name__)
 
@@ -98,14 +99,14 @@ class SubmissionEvaluation:
             return "superseded by a newer submission"
         return None
 
-    def start(self, submission: Submission, *, actor: str, try_number: int) -> Evaluation:
-        submission_start_processing(attempt=submission.attempt, submission=submission, actor=actor)
+    def start(self, submission: Submission, *, actor: str, try_number: int, writes: Writes) -> Evaluation:
+        submission_start_processing(attempt=submission.attempt, submission=submission, actor=actor, writes=writes)
         return evaluation_work(submission, try_number=try_number)
 
     def run(self, work: Evaluation) -> EvaluationOutcome:
         return evaluation_run(work)
 
-    def record(self, submission: Submission, outcome: EvaluationOutcome, *, actor: str) -> str | None:
+    def record(self, submission: Submission, outcome: EvaluationOutcome, *, actor: str, writes: Writes) -> str | None:
         result = result_record(
             attempt=submission.attempt,
             submission=submission,
@@ -116,6 +117,7 @@ class SubmissionEvaluation:
             actor=actor,
             outcome=outcome.outcome,
             reason=outcome.reason,
+            writes=writes,
         )
         if result is None:
             return "superseded by a newer submission"
@@ -155,14 +157,14 @@ class PracticeQuestionChoice:
     def discard_reason(self, request: PracticeRequest) -> str | None:
         return None
 
-    def start(self, request: PracticeRequest, *, actor: str, try_number: int) -> None:
-        practice_request_mark_processing(request=request, actor=actor)
+    def start(self, request: PracticeRequest, *, actor: str, try_number: int, writes: Writes) -> None:
+        practice_request_mark_processing(request=request, actor=actor, writes=writes)
 
     def run(self, work: None) -> None:
         # The choice is made under the request's lock, when the outcome is recorded.
         return None
 
-    def record(self, request: PracticeRequest, output: None, *, actor: str) -> str | None:
+    def record(self, request: PracticeRequest, output: None, *, actor: str, writes: Writes) -> str | None:
         practice_request_fulfil(request=request, actor=actor)
         return None
 
@@ -212,8 +214,8 @@ class RunExecution:
     def discard_reason(self, run: Run) -> str | None:
         return None
 
-    def start(self, run: Run, *, actor: str, try_number: int) -> _Run:
-        run_start_processing(run=run, actor=actor)
+    def start(self, run: Run, *, actor: str, try_number: int, writes: Writes) -> _Run:
+        run_start_processing(run=run, actor=actor, writes=writes)
         question = run.attempt.question
         return _Run(
             spec=question.evaluation_spec,
@@ -237,11 +239,11 @@ class RunExecution:
         except InvalidInput as exc:
             return _RunOutput(refused=exc.detail)
 
-    def record(self, run: Run, output: _RunOutput, *, actor: str) -> str | None:
+    def record(self, run: Run, output: _RunOutput, *, actor: str, writes: Writes) -> str | None:
         if output.refused is not None:
-            run_mark_failed(run=run, actor=actor, reason=output.refused)
+            run_mark_failed(run=run, actor=actor, reason=output.refused, writes=writes)
             return None
-        return run_complete(run=run, result=output.result, actor=actor)
+        return run_complete(run=run, result=output.result, actor=actor, writes=writes)
 
     def recorded(self, run: Run) -> None:
         return None

@@ -28,6 +28,7 @@ from attempts.services.regrades import (
 )
 from evaluation.evaluators import EvaluationOutcome
 from evaluation.jobs import register_handler
+from interviewprep.writes import Writes
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +64,13 @@ class SubmissionRegrade:
             return SUPERSEDED
         return None
 
-    def start(self, regrade: Regrade, *, actor: str, try_number: int) -> Evaluation:
+    def start(self, regrade: Regrade, *, actor: str, try_number: int, writes: Writes) -> Evaluation:
         return evaluation_work(regrade.submission, try_number=try_number)
 
     def run(self, work: Evaluation) -> EvaluationOutcome:
         return evaluation_run(work)
 
-    def record(self, regrade: Regrade, outcome: EvaluationOutcome, *, actor: str) -> str | None:
+    def record(self, regrade: Regrade, outcome: EvaluationOutcome, *, actor: str, writes: Writes) -> str | None:
         regrade.replaced_result = regrade_record(
             regrade=regrade,
             score=outcome.score,

@@ -29,6 +29,7 @@ from attempts.services.mock import mock_deadline_check
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import AnswerTooLarge, InvalidInput, NotFound
+from interviewprep.writes import Writes, writes_into
 
 UNFINISHED = (SubmissionStatus.QUEUED, SubmissionStatus.PROCESSING)
 # The job kind that evaluates a submission (its handler is in attempts/jobs.py).
@@ -159,28 +160,29 @@ def submission_create(
             .exclude(pk=submission.pk)
             .values_list("pk", "status")
         )
-        changes = [
-            StateChange(
-                entity="submission",
-                object_id=pk,
-                from_status=status,
-                to_status=SubmissionStatus.SUPERSEDED,
-                actor=actor,
-                reason=f"superseded by submission {submission.pk}",
-            )
-            for pk, status in older
-        ]
+        writes = Writes()
         if older:
-            Submission.objects.filter(pk__in=[pk for pk, _ in older]).update(status=SubmissionStatus.SUPERSEDED)
+            writes.update(Submission.objects.filter(pk__in=[pk for pk, _ in older]), status=SubmissionStatus.SUPERSEDED)
+            writes.insert(
+                StateChange(
+                    entity="submission",
+                    object_id=pk,
+                    from_status=status,
+                    to_status=SubmissionStatus.SUPERSEDED,
+                    actor=actor,
+                    reason=f"superseded by submission {submission.pk}",
+                )
+                for pk, status in older
+            )
         transition(
             attempt,
             AttemptStatus.QUEUED,
             actor=actor,
             reason=f"submission {submission.pk}",
             changes={"latest_submission": submission, "language": language},
-            record=changes,
+            writes=writes,
         )
-        StateChange.objects.bulk_create(changes)
+        writes.flush()
         job_enqueue(kind=EVALUATE, subject_id=submission.pk, share_key=fair_share(user), correlation_id=correlation_id)
     return submission
 
@@ -196,8 +198,10 @@ def result_record(
     actor: str,
     outcome: str = ResultOutcome.SCORED,
     reason: str = "",
+    writes: Writes | None = None,
 ) -> Result | None:
-    """Record a submission's result inside the caller's fenced transaction.
+    """Record a submission's result inside the caller's fenced transaction, its writes joining
+    the caller's `writes` (the result's id is set once they are sent).
 
     The caller holds the attempt's row lock (under which alone a submission's row is written)
     and has checked its lease. Writes only while the submission is still the latest; the
@@ -207,7 +211,7 @@ def result_record(
         return None
     # A not-scored result (no score, a reason) completes the attempt like any other: it is kept
     # in the history, and the history's selectors never count it as a score.
-    result = Result.objects.create(
+    result = Result(
         submission=submission,
         outcome=outcome,
         reason=reason,
@@ -216,46 +220,45 @@ def result_record(
         feedback=feedback,
         details=details,
     )
-    changes: dict[str, Any] = {"scored_submission": submission}
-    if attempt.solved_at is None and outcome == ResultOutcome.SCORED and solves(percent_of(score, max_score)):
-        changes["solved_at"] = result.created_at  # the reference answer opens
-    record: list[StateChange] = []
-    transition(submission, SubmissionStatus.COMPLETED, actor=actor, record=record)
-    transition(
-        attempt,
-        AttemptStatus.COMPLETED,
-        actor=actor,
-        reason=f"result of submission {submission.pk}",
-        changes=changes,
-        record=record,
-    )
-    StateChange.objects.bulk_create(record)
+    with writes_into(writes) as step:
+        step.insert([result])  # stamps its created_at
+        changes: dict[str, Any] = {"scored_submission": submission}
+        if attempt.solved_at is None and outcome == ResultOutcome.SCORED and solves(percent_of(score, max_score)):
+            changes["solved_at"] = result.created_at  # the reference answer opens
+        transition(submission, SubmissionStatus.COMPLETED, actor=actor, writes=step)
+        transition(
+            attempt,
+            AttemptStatus.COMPLETED,
+            actor=actor,
+            reason=f"result of submission {submission.pk}",
+            changes=changes,
+            writes=step,
+        )
     return result
 
 
-def submission_start_processing(*, attempt: Attempt, submission: Submission, actor: str) -> None:
+def submission_start_processing(
+    *, attempt: Attempt, submission: Submission, actor: str, writes: Writes | None = None
+) -> None:
     """Inside the caller's transaction, the attempt locked and the submission its latest: both
     move to processing (a retry finds them there already and changes nothing)."""
-    record: list[StateChange] = []
-    transition(submission, SubmissionStatus.PROCESSING, actor=actor, record=record)
-    transition(attempt, AttemptStatus.PROCESSING, actor=actor, record=record)
-    if record:
-        StateChange.objects.bulk_create(record)
+    with writes_into(writes) as step:
+        transition(submission, SubmissionStatus.PROCESSING, actor=actor, writes=step)
+        transition(attempt, AttemptStatus.PROCESSING, actor=actor, writes=step)
 
 
 def submission_mark_failed(*, attempt: Attempt, submission: Submission, actor: str, reason: str) -> None:
     """Inside the caller's transaction, the attempt locked: a dead-lettered submission fails;
     its attempt too when it is the latest. A superseded or completed submission stays as it is."""
-    record: list[StateChange] = []
+    writes = Writes()
     if submission.status in UNFINISHED:
-        transition(submission, SubmissionStatus.FAILED, actor=actor, reason=reason, record=record)
+        transition(submission, SubmissionStatus.FAILED, actor=actor, reason=reason, writes=writes)
     if attempt.latest_submission_id == submission.pk and attempt.status in (
         AttemptStatus.QUEUED,
         AttemptStatus.PROCESSING,
     ):
-        transition(attempt, AttemptStatus.FAILED, actor=actor, reason=reason, record=record)
-    if record:
-        StateChange.objects.bulk_create(record)
+        transition(attempt, AttemptStatus.FAILED, actor=actor, reason=reason, writes=writes)
+    writes.flush()
 
 
 def submission_requeue(*, attempt: Attempt, submission: Submission, actor: str, reason: str) -> bool:
@@ -264,11 +267,10 @@ def submission_requeue(*, attempt: Attempt, submission: Submission, actor: str, 
     will be discarded)."""
     if attempt.latest_submission_id != submission.pk:
         return False
-    record: list[StateChange] = []
-    transition(submission, SubmissionStatus.QUEUED, actor=actor, reason=reason, record=record)
-    transition(attempt, AttemptStatus.QUEUED, actor=actor, reason=reason, record=record)
-    if record:
-        StateChange.objects.bulk_create(record)
+    writes = Writes()
+    transition(submission, SubmissionStatus.QUEUED, actor=actor, reason=reason, writes=writes)
+    transition(attempt, AttemptStatus.QUEUED, actor=actor, reason=reason, writes=writes)
+    writes.flush()
     return True
 
 

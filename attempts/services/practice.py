@@ -23,6 +23,7 @@ from attempts.services.attempts import attempt_continue_or_create
 from attempts.services.transitions import transition
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import InvalidInput
+from interviewprep.writes import Writes
 
 # The job kind that chooses a question for a practice request (its handler: attempts/jobs.py).
 GENERATE = "generate"
@@ -71,8 +72,8 @@ def practice_request_lock(*, practice_request_id: int) -> PracticeRequest:
     return PracticeRequest.objects.select_for_update().get(pk=practice_request_id)
 
 
-def practice_request_mark_processing(*, request: PracticeRequest, actor: str) -> None:
-    transition(request, PracticeRequestStatus.PROCESSING, actor=actor)
+def practice_request_mark_processing(*, request: PracticeRequest, actor: str, writes: Writes | None = None) -> None:
+    transition(request, PracticeRequestStatus.PROCESSING, actor=actor, writes=writes)
 
 
 def practice_request_fulfil(*, request: PracticeRequest, actor: str) -> PracticeRequest:

@@ -26,7 +26,6 @@ from attempts.models import (
     RegradeStatus,
     Result,
     ResultOutcome,
-    StateChange,
 )
 from attempts.selectors.history import percent_of, solves
 from attempts.selectors.regrades import REGRADE, regrade_candidates
@@ -172,11 +171,7 @@ def regrade_record(
     changes: dict[str, Any] = {}
     if attempt.solved_at is None and outcome == ResultOutcome.SCORED and solves(percent_of(score, max_score)):
         changes["solved_at"] = timezone.now()  # the reference answer opens
-    record: list[StateChange] = []
-    attempt_renew(
-        attempt, actor=actor, reason=f"regrade {regrade.pk}: {regrade.change.summary}", changes=changes, record=record
-    )
-    StateChange.objects.bulk_create(record)
+    attempt_renew(attempt, actor=actor, reason=f"regrade {regrade.pk}: {regrade.change.summary}", changes=changes)
     return result
 
 

@@ -22,6 +22,7 @@ from attempts.services.transitions import transition
 from evaluation.evaluators.code import MAX_INPUTS, code_inputs_validate
 from evaluation.jobs import job_enqueue
 from interviewprep.errors import InvalidInput, NotFound
+from interviewprep.writes import Writes
 
 # The job kind that executes a run (its handler is in attempts/jobs.py).
 RUN = "run"
@@ -76,21 +77,24 @@ def run_lock(*, run_id: int) -> Run:
     return Run.objects.select_related("attempt__question").select_for_update(of=("self",)).get(pk=run_id)
 
 
-def run_start_processing(*, run: Run, actor: str) -> None:
-    """Inside the caller's transaction, the run locked (a retry finds it processing already)."""
-    transition(run, RunStatus.PROCESSING, actor=actor)
+def run_start_processing(*, run: Run, actor: str, writes: Writes | None = None) -> None:
+    """Inside the caller's transaction, the run locked (a retry finds it processing already);
+    the move joins the caller's `writes`, else goes now."""
+    transition(run, RunStatus.PROCESSING, actor=actor, writes=writes)
 
 
-def run_complete(*, run: Run, result: dict[str, Any], actor: str) -> str | None:
+def run_complete(*, run: Run, result: dict[str, Any], actor: str, writes: Writes | None = None) -> str | None:
     """Inside the caller's fenced transaction, the run locked: the runner's answer is the run's
     result. None when written, else why not (a redelivered job finds it recorded already)."""
     if run.status == RunStatus.COMPLETED:
         return "the run's outcome was already recorded"
-    transition(run, RunStatus.COMPLETED, actor=actor, changes={"result": result, "finished_at": timezone.now()})
+    transition(
+        run, RunStatus.COMPLETED, actor=actor, changes={"result": result, "finished_at": timezone.now()}, writes=writes
+    )
     return None
 
 
-def run_mark_failed(*, run: Run, actor: str, reason: str) -> None:
+def run_mark_failed(*, run: Run, actor: str, reason: str, writes: Writes | None = None) -> None:
     """Inside the caller's transaction, the run locked: an unfinished run fails with the reason."""
     if run.status in (RunStatus.QUEUED, RunStatus.PROCESSING):
         transition(
@@ -99,6 +103,7 @@ def run_mark_failed(*, run: Run, actor: str, reason: str) -> None:
             actor=actor,
             reason=reason,
             changes={"error": reason, "finished_at": timezone.now()},
+            writes=writes,
         )
 
 

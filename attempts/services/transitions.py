@@ -33,6 +33,7 @@ from attempts.models import (
 from interviewprep import metrics
 from interviewprep.errors import IllegalTransition
 from interviewprep.notify import notify_on_commit
+from interviewprep.writes import Writes, writes_into
 
 logger = logging.getLogger(__name__)
 
@@ -132,11 +133,11 @@ def transition(
     actor: str,
     reason: str = "",
     changes: dict[str, Any] | None = None,
-    record: list[StateChange] | None = None,
+    writes: Writes | None = None,
 ) -> bool:
     """Move a locked row to `to`. Returns False when it already is there and nothing else
     changes. `changes` are other fields set in the same save (an attempt's latest submission).
-    State-change rows are appended to `record` for one bulk insert by the caller, or written now.
+    The save and its state-change row join the caller's `writes`, else go now, as one statement.
     """
     model = type(obj)
     machine = MACHINES[model]
@@ -162,14 +163,20 @@ def transition(
     obj.status = to
     for field, value in changes.items():
         setattr(obj, field, value)
-    obj.save(update_fields=["status", "updated_at", *changes, *machine.moved(obj)])
-    change = StateChange(
-        entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
-    )
-    if record is None:
-        change.save()
-    else:
-        record.append(change)
+    with writes_into(writes) as step:
+        step.save(obj, ["status", "updated_at", *changes, *machine.moved(obj)])
+        step.insert(
+            [
+                StateChange(
+                    entity=entity,
+                    object_id=obj.pk,
+                    from_status=from_status,
+                    to_status=to,
+                    actor=actor,
+                    reason=reason[:200],
+                )
+            ]
+        )
     return True
 
 
@@ -179,7 +186,7 @@ def attempt_renew(
     actor: str,
     reason: str,
     changes: dict[str, Any] | None = None,
-    record: list[StateChange] | None = None,
+    writes: Writes | None = None,
 ) -> None:
     """What a read shows of a locked attempt changed under the same status (a regrade replaced
     its result): a new version, restamped and announced as a move is, and a state change from
@@ -187,19 +194,20 @@ def attempt_renew(
     changes = changes or {}
     for field, value in changes.items():
         setattr(attempt, field, value)
-    attempt.save(update_fields=["updated_at", *changes, *MACHINES[Attempt].moved(attempt)])
-    change = StateChange(
-        entity="attempt",
-        object_id=attempt.pk,
-        from_status=attempt.status,
-        to_status=attempt.status,
-        actor=actor,
-        reason=reason[:200],
-    )
-    if record is None:
-        change.save()
-    else:
-        record.append(change)
+    with writes_into(writes) as step:
+        step.save(attempt, ["updated_at", *changes, *MACHINES[Attempt].moved(attempt)])
+        step.insert(
+            [
+                StateChange(
+                    entity="attempt",
+                    object_id=attempt.pk,
+                    from_status=attempt.status,
+                    to_status=attempt.status,
+                    actor=actor,
+                    reason=reason[:200],
+                )
+            ]
+        )
 
 
 def transition_locked(

@@ -20,6 +20,7 @@ from evaluation.jobs.outcomes import dead_letter, end_abandoned_tries, finish
 from evaluation.jobs.registry import handler_for
 from evaluation.jobs.transitions import job_transition_if
 from evaluation.models import FINAL_JOB_STATUSES, EvaluationJob, JobStatus, JobTry, Outbox
+from interviewprep.writes import Writes
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,8 @@ class Claim:
     kind: str
     subject_id: int
     token: uuid.UUID
-    try_id: int
+    # The try's row; its id is set once the claim's writes are sent.
+    job_try: JobTry
     tries: int
     lock_key: str
     created_at: Any
@@ -47,6 +49,10 @@ class Claim:
     # What the handler's `run` needs, read under the claim's locks.
     work: Any = None
     started: float = field(default_factory=time.monotonic)
+
+    @property
+    def try_id(self) -> int:
+        return self.job_try.pk
 
     @property
     def actor(self) -> str:
@@ -119,25 +125,33 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None, subject_id: 
             _not_claimed(job_id, subject, now)
             return None
         tries, created_at, request_id, courteous = moved
+        # The rest of the claim's writes go as one statement.
+        writes = Writes()
         if tries > 1:
             # A takeover: the silent run's try is over, and it counted. (A first try has none.)
-            end_abandoned_tries(job_id, "heartbeat stopped (worker died or hung)")
-        job_try = JobTry.objects.create(
-            job_id=job_id, number=tries, lease_token=token, worker=worker[:200], request_id=request_id, started_at=now
-        )
+            end_abandoned_tries(job_id, "heartbeat stopped (worker died or hung)", writes=writes)
         claim = Claim(
             job_id=job_id,
             kind=kind,
             subject_id=subject_id,
             token=token,
-            try_id=job_try.pk,
+            job_try=JobTry(
+                job_id=job_id,
+                number=tries,
+                lease_token=token,
+                worker=worker[:200],
+                request_id=request_id,
+                started_at=now,
+            ),
             tries=tries,
             lock_key=handler.lock_key(subject),
             created_at=created_at,
             courteous=courteous,
             log_ids={"request_id": request_id, "job_id": job_id, "try": tries, **handler.describe(subject)},
         )
-        claim.work = handler.start(subject, actor=claim.actor, try_number=claim.tries)
+        writes.insert([claim.job_try])
+        claim.work = handler.start(subject, actor=claim.actor, try_number=claim.tries, writes=writes)
+        writes.flush()
     return claim
 
 

@@ -3,9 +3,9 @@
 The fence: every outcome is written in one transaction that takes the subject's locks (through
 its handler), then the job's, and checks that the lease token is still the run's own (`_held`);
 a run that lost its lease changes nothing. Every path takes the subject's locks before the
-job's, so no two of them deadlock. A success moves the job with one compare-and-swap on `_held`
-as the transaction's last statement: its row count is the fence, and a miss rolls back what
-the handler wrote.
+job's, so no two of them deadlock. A success moves the job with one compare-and-swap on `_held`,
+sent in the transaction's last statement with the handler's writes: its row count is the
+fence, and a miss rolls back what the handler wrote.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from django.utils import timezone
 
 from evaluation.jobs.outbox import outbox_add
 from evaluation.jobs.registry import handler_for
-from evaluation.jobs.transitions import job_transition, job_transition_if
+from evaluation.jobs.transitions import job_transition, job_transition_queued
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry
 from interviewprep import metrics
+from interviewprep.writes import Writes, Written, writes_into
 
 if TYPE_CHECKING:
     from evaluation.jobs.claim import Claim
@@ -36,20 +37,26 @@ logger = logging.getLogger(__name__)
 Outcome = JobTry.Outcome
 
 
-def end_try(claim: Claim, outcome: str, error: str = "") -> None:
-    JobTry.objects.filter(pk=claim.try_id).update(
-        outcome=outcome,
-        finished_at=timezone.now(),
-        duration_ms=round((time.monotonic() - claim.started) * 1000, 2),
-        error=error[:4000],
-    )
+def end_try(claim: Claim, outcome: str, error: str = "", *, writes: Writes | None = None) -> None:
+    with writes_into(writes) as step:
+        step.update(
+            JobTry.objects.filter(pk=claim.try_id),
+            outcome=outcome,
+            finished_at=timezone.now(),
+            duration_ms=round((time.monotonic() - claim.started) * 1000, 2),
+            error=error[:4000],
+        )
 
 
-def end_abandoned_tries(job: EvaluationJob | int, error: str) -> None:
+def end_abandoned_tries(job: EvaluationJob | int, error: str, *, writes: Writes | None = None) -> None:
     """A run that went silent (killed, paused): its try is over, and it counted."""
-    JobTry.objects.filter(job=job, outcome=Outcome.RUNNING).update(
-        outcome=Outcome.ABANDONED, finished_at=timezone.now(), error=error
-    )
+    with writes_into(writes) as step:
+        step.update(
+            JobTry.objects.filter(job=job, outcome=Outcome.RUNNING),
+            outcome=Outcome.ABANDONED,
+            finished_at=timezone.now(),
+            error=error,
+        )
 
 
 def _finished(kind: str, status: str, created_at, reason: str) -> dict[str, Any]:
@@ -65,16 +72,17 @@ def finish(job: EvaluationJob, status: str, *, reason: str = "", **changes: Any)
     job_transition(job, status, **_finished(job.kind, status, job.created_at, reason), **changes)
 
 
-def _finish_fenced(claim: Claim, status: str, *, reason: str = "") -> bool:
-    """The run's job finishes if the run still holds its lease; False, and nothing written, if not."""
-    moved = job_transition_if(
+def _finish_fenced(claim: Claim, status: str, writes: Writes, *, reason: str = "") -> Written:
+    """The run's job finishes if the run still holds its lease: once `writes` are sent, a count of
+    0 says it did not, and the caller rolls back."""
+    return job_transition_queued(
+        writes,
         job_id=claim.job_id,
         where=_held(claim),
         from_statuses=(JobStatus.RUNNING,),
         to=status,
         **_finished(claim.kind, status, claim.created_at, reason),
     )
-    return moved is not None
 
 
 def _count_finished(kind: str, status: str, latency: float) -> None:
@@ -138,9 +146,9 @@ def job_record(claim: Claim, output: Any) -> str:
     """Write the run's outcome through its handler, fenced; refused for a lost lease, and
     discarded when the handler says so or the database already holds one.
 
-    The handler writes first, under the subject's locks; the job's compare-and-swap comes last,
-    so the job's row is locked after the subject's as everywhere. A run that lost its lease
-    only wastes those writes: the miss rolls them back."""
+    The subject's locks first, as everywhere; then the handler's writes, the try's end and the
+    job's compare-and-swap go as one statement. A run that lost its lease only wastes those
+    writes: the swap's miss rolls them back."""
     handler = handler_for(claim.kind)
     try:
         with transaction.atomic():
@@ -149,9 +157,14 @@ def job_record(claim: Claim, output: Any) -> str:
             # waiter they wake finds what `recorded` does (the cached copy) done already.
             transaction.on_commit(lambda: written and handler.recorded(written[0]))
             subject = handler.lock(claim.subject_id)
-            reason = handler.record(subject, output, actor=claim.actor)
-            end_try(claim, Outcome.DISCARDED if reason else Outcome.SUCCEEDED, reason or "")
-            if not _finish_fenced(claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, reason=reason or ""):
+            writes = Writes()
+            reason = handler.record(subject, output, actor=claim.actor, writes=writes)
+            end_try(claim, Outcome.DISCARDED if reason else Outcome.SUCCEEDED, reason or "", writes=writes)
+            fence = _finish_fenced(
+                claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, writes, reason=reason or ""
+            )
+            writes.flush()
+            if not fence.count:
                 raise _LeaseLost
             if not reason:
                 written.append(subject)
@@ -169,8 +182,11 @@ def _discard_duplicate(claim: Claim) -> str:
     try:
         with transaction.atomic():
             handler_for(claim.kind).lock(claim.subject_id)
-            end_try(claim, Outcome.DISCARDED, reason)
-            if not _finish_fenced(claim, JobStatus.DISCARDED, reason=reason):
+            writes = Writes()
+            end_try(claim, Outcome.DISCARDED, reason, writes=writes)
+            fence = _finish_fenced(claim, JobStatus.DISCARDED, writes, reason=reason)
+            writes.flush()
+            if not fence.count:
                 raise _LeaseLost
     except _LeaseLost:
         end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")

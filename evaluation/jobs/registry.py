@@ -4,7 +4,9 @@ else of them.
 A handler's methods are called in a fixed order per try: `lock` (inside the claim's
 transaction, before the job's row is locked, so every path takes the subject's locks first),
 `discard_reason`, `start`, then `run` outside any transaction, then `record` inside the fenced
-transaction that writes the outcome, and `recorded` after its commit. `failed` and `requeue` run
+transaction that writes the outcome, and `recorded` after its commit. `start` and `record` get
+the step's `writes` (interviewprep/writes.py): what they queue there goes to PostgreSQL in one
+statement with the machinery's own writes of that step (the try, the job's fenced swap). `failed` and `requeue` run
 when the job is dead-lettered and when staff replay it; a replay (and its dry run) asks
 `discard_reason` first, and skips the letter when its subject is no longer wanted.
 """
@@ -12,6 +14,8 @@ when the job is dead-lettered and when staff replay it; a replay (and its dry ru
 from __future__ import annotations
 
 from typing import Any, Protocol
+
+from interviewprep.writes import Writes
 
 
 class JobHandler(Protocol):
@@ -30,14 +34,14 @@ class JobHandler(Protocol):
     def discard_reason(self, subject: Any) -> str | None:
         """Why the job is no longer wanted (e.g. a newer submission), or None."""
 
-    def start(self, subject: Any, *, actor: str, try_number: int) -> Any:
+    def start(self, subject: Any, *, actor: str, try_number: int, writes: Writes) -> Any:
         """The subject moves to processing; returns the plain data `run` needs."""
 
     def run(self, work: Any) -> Any:
         """The work itself, outside any transaction; may raise TransientJobError or
         PermanentJobError. Returns what `record` writes."""
 
-    def record(self, subject: Any, output: Any, *, actor: str) -> str | None:
+    def record(self, subject: Any, output: Any, *, actor: str, writes: Writes) -> str | None:
         """Write the outcome; None when written, else why it was discarded."""
 
     def recorded(self, subject: Any) -> None:

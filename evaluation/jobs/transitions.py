@@ -6,13 +6,14 @@ import logging
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from evaluation.models import EvaluationJob, JobStatus
 from interviewprep import metrics
 from interviewprep.errors import IllegalTransition
+from interviewprep.writes import Writes, Written
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +64,13 @@ def job_transition(job: EvaluationJob, to: str, **changes: Any) -> None:
     job.save(update_fields=["status", "updated_at", *changes])
 
 
+def _swap(job_id: int, where: Q, from_statuses: tuple[str, ...], to: str) -> QuerySet:
+    # Every move the statement admits must be legal: the row is never read before it is moved.
+    for from_status in from_statuses:
+        _refuse_illegal(job_id, from_status, to)
+    return EvaluationJob.objects.filter(where, pk=job_id, status__in=from_statuses)
+
+
 def job_transition_if(
     *,
     job_id: int,
@@ -76,18 +84,11 @@ def job_transition_if(
     """Compare-and-swap: move the job to `to` only if its row, as the UPDATE finds it (locked,
     re-read after any concurrent write), is in `from_statuses` and matches `where`. One statement;
     the `returning` fields as the move left them, then the `returning_sql` expressions (constant
-    SQL over the moved row), or None when the row did not qualify.
-
-    Every move in `from_statuses` must be legal: the check is made on the statuses the statement
-    admits, since the row is never read before it is moved."""
-    for from_status in from_statuses:
-        _refuse_illegal(job_id, from_status, to)
-    queryset = EvaluationJob.objects.filter(where, pk=job_id, status__in=from_statuses)
+    SQL over the moved row), or None when the row did not qualify."""
+    queryset = _swap(job_id, where, from_statuses, to)
     query = queryset.query.chain(UpdateQuery)
     query.add_update_values({"status": to, "updated_at": timezone.now(), **changes})
-    compiler = query.get_compiler(queryset.db)
-    compiler.pre_sql_setup()
-    statement, params = compiler.as_sql()
+    statement, params = query.get_compiler(queryset.db).as_sql()
     # RETURNING is what QuerySet.update() cannot give: the claim learns the try's number here
     # rather than by reading the row first.
     columns = ", ".join(
@@ -98,6 +99,15 @@ def job_transition_if(
         cursor.execute(f"{statement} RETURNING {columns}", params)
         row = cursor.fetchone()
     return None if row is None else tuple(row[1:])
+
+
+def job_transition_queued(
+    writes: Writes, *, job_id: int, where: Q, from_statuses: tuple[str, ...], to: str, **changes: Any
+) -> Written:
+    """The same compare-and-swap, joining the step's `writes`: its `count` (0 or 1) is the verdict
+    once they are sent."""
+    queryset = _swap(job_id, where, from_statuses, to)
+    return writes.update(queryset, status=to, updated_at=timezone.now(), **changes)
 
 
 def jobs_mark_published(job_ids: list[int]) -> None:

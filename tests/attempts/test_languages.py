@@ -12,6 +12,7 @@ from attempts.jobs import RunExecution, SubmissionEvaluation
 from attempts.models import Attempt, IdempotencyRecord, Run, Submission
 from evaluation.languages import LANGUAGES, signature_parse
 from evaluation.models import EvaluationJob, Outbox
+from interviewprep.writes import Writes
 from tests.factories import ADD_SIGNATURE, AttemptFactory, CodingQuestionFactory, QuestionFactory, UserFactory
 from tests.helpers import needs_every_starter
 
@@ -190,11 +191,15 @@ def test_the_jobs_carry_the_answers_language(versions):
     run = run_create(user=attempt.user, attempt_id=attempt.pk, answer="x", language="go")
     with transaction.atomic():
         evaluation = SubmissionEvaluation()
-        work = evaluation.start(evaluation.lock(submission.pk), actor="test", try_number=1)
+        writes = Writes()
+        work = evaluation.start(evaluation.lock(submission.pk), actor="test", try_number=1, writes=writes)
+        writes.flush()
     assert work.request.language == "java"
     with transaction.atomic():
         execution = RunExecution()
-        assert execution.start(execution.lock(run.pk), actor="test", try_number=1).language == "go"
+        writes = Writes()
+        assert execution.start(execution.lock(run.pk), actor="test", try_number=1, writes=writes).language == "go"
+        writes.flush()
 
 
 def test_a_prose_questions_starter_code_is_empty(api_client_for):

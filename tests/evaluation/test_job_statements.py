@@ -20,11 +20,12 @@ from tests.helpers import submit_via_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# The claim: SET LOCAL synchronous_commit, lock the subject, swap the job to running, the try's
-# row, submission and attempt to processing, their state changes. The record: lock the subject,
-# the result, submission and attempt to completed, their state changes, the try's end, the
-# fenced swap of the job. BEGIN and COMMIT are not counted.
-STATEMENTS_PER_INSTANT_JOB = 14
+# The claim: SET LOCAL synchronous_commit, lock the subject, swap the job to running, then one
+# statement for the try's row, submission and attempt to processing and their state changes.
+# The record: lock the subject, then one statement for the result, submission and attempt to
+# completed, their state changes, the try's end and the fenced swap of the job. BEGIN and COMMIT
+# are not counted.
+STATEMENTS_PER_INSTANT_JOB = 6
 # A message from before kind and subject_id were sent: one read of them first.
 STATEMENTS_FOR_AN_OLD_MESSAGE = STATEMENTS_PER_INSTANT_JOB + 1
 
