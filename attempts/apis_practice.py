@@ -18,6 +18,7 @@ from attempts.selectors.mock import (
     mock_interview_get_for_user,
     mock_interview_list_for_user,
     mock_interview_payload,
+    mock_interview_payloads,
 )
 from attempts.selectors.notes import note_get_for_user, note_payload
 from attempts.selectors.payloads import attempt_hints_payload
@@ -118,7 +119,7 @@ class MockInterviewListCreateApi(APIView):
     def get(self, request):
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(mock_interview_list_for_user(user=request.user), request, view=self)
-        return paginator.get_paginated_response([mock_interview_payload(interview) for interview in page])
+        return paginator.get_paginated_response(mock_interview_payloads(list(page)))
 
     # 409: the bank has no active question of a kind asked for.
     @extend_schema(request=InputSerializer, responses={201: MockInterviewCreatedSerializer, 400: PROBLEM, 409: PROBLEM})

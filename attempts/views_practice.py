@@ -18,7 +18,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from attempts.forms import idempotency_key_new
 from attempts.forms_practice import MockInterviewForm, NoteForm, PreferencesForm
 from attempts.presenting import percent, status_word
-from attempts.selectors.mock import mock_interview_get_for_user, mock_interview_list_for_user, mock_interview_payload
+from attempts.selectors.mock import (
+    mock_interview_get_for_user,
+    mock_interview_list_for_user,
+    mock_interview_payload,
+    mock_interview_payloads,
+)
 from attempts.selectors.notes import note_list_for_user
 from attempts.selectors.preferences import preferences_for_user
 from attempts.services.hints import attempt_give_up, attempt_hint_reveal
@@ -91,7 +96,7 @@ def mock_interviews(request: HttpRequest) -> HttpResponse:
     page = Paginator(mock_interview_list_for_user(user=request.user), SESSIONS_PER_PAGE).get_page(
         request.GET.get("page")
     )
-    sessions = [_session_view(mock_interview_payload(interview)) for interview in page.object_list]
+    sessions = [_session_view(payload) for payload in mock_interview_payloads(list(page.object_list))]
     return render(
         request, "mock/list.html", {"form": form, "error": error, "page": page, "sessions": sessions}, status=status
     )

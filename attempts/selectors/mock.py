@@ -65,12 +65,23 @@ def _summary_row(interview: MockInterview, attempt: Attempt) -> dict[str, Any]:
 def mock_interview_payload(interview: MockInterview, *, now: datetime | None = None) -> dict[str, Any]:
     """The session as the API and its page show it, its attempts in the order they were asked.
     `summary` is None until the deadline; after it, nothing can change the answers it lists."""
+    return mock_interview_payloads([interview], now=now)[0]
+
+
+def mock_interview_payloads(interviews: list[MockInterview], *, now: datetime | None = None) -> list[dict[str, Any]]:
+    """`mock_interview_payload` of each session, their attempts read in one query for all."""
     now = now or timezone.now()
-    attempts = list(
-        Attempt.objects.filter(mock_interview=interview)
+    by_interview: dict[int, list[Attempt]] = {interview.pk: [] for interview in interviews}
+    for attempt in (
+        Attempt.objects.filter(mock_interview__in=list(by_interview))
         .select_related("question", "latest_submission__result")
         .order_by("id")
-    )
+    ):
+        by_interview[attempt.mock_interview_id].append(attempt)
+    return [_payload(interview, by_interview[interview.pk], now) for interview in interviews]
+
+
+def _payload(interview: MockInterview, attempts: list[Attempt], now: datetime) -> dict[str, Any]:
     finished = now >= interview.deadline
     return {
         "id": interview.pk,

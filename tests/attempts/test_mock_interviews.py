@@ -3,6 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from attempts.models import Attempt, IdempotencyRecord, MockInterview, Submission
@@ -209,3 +211,24 @@ def test_a_late_form_submit_says_time_is_up_and_keeps_the_answer(client, bank):
     assert "Time is up: this mock interview ended at" in body
     assert "My late answer." in body
     assert not Submission.objects.exists()
+
+
+def _queries(call) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        call()
+    return len(ctx.captured_queries)
+
+
+def test_the_session_lists_read_every_sessions_attempts_in_one_query(api_client_for, client, bank):
+    user = UserFactory()
+    client.force_login(user)
+    api = api_client_for(user)
+    mock_interview_create(user=user)
+    api.get("/api/v1/mock-interviews/")  # the token's and session's first reads are not the list's
+    client.get("/mock/")
+    one = (_queries(lambda: api.get("/api/v1/mock-interviews/")), _queries(lambda: client.get("/mock/")))
+    for _ in range(4):
+        mock_interview_create(user=user)
+    listed = api.get("/api/v1/mock-interviews/").json()["results"]
+    assert len(listed) == 5 and all(len(session["attempts"]) == 2 for session in listed)
+    assert (_queries(lambda: api.get("/api/v1/mock-interviews/")), _queries(lambda: client.get("/mock/"))) == one
