@@ -169,7 +169,12 @@ def _absolute_path(env: Mapping[str, str], name: str) -> str | None:
 
 
 def parse_database_url(
-    url: str, name: str = "DATABASE_URL", *, health_checks: bool = True, idle_transaction_timeout: int = 0
+    url: str,
+    name: str = "DATABASE_URL",
+    *,
+    health_checks: bool = True,
+    idle_transaction_timeout: int = 0,
+    server_side_cursors: bool = True,
 ) -> dict:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
@@ -204,6 +209,8 @@ def parse_database_url(
         # Off, a connection is still checked after a request or task that met an error, and one
         # the database dropped unseen fails the one request that next uses it.
         "CONN_HEALTH_CHECKS": health_checks,
+        # Off behind PgBouncer in transaction mode, where a cursor cannot outlive its transaction.
+        "DISABLE_SERVER_SIDE_CURSORS": not server_side_cursors,
         "OPTIONS": options,
     }
 
@@ -274,6 +281,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         env.get("DATABASE_URL") or "postgres://127.0.0.1:5432/interviewprep",
         health_checks=_bool(env, "DATABASE_HEALTH_CHECKS", True),
         idle_transaction_timeout=_int(env, "DATABASE_IDLE_TRANSACTION_TIMEOUT", 60),
+        server_side_cursors=_bool(env, "DATABASE_SERVER_SIDE_CURSORS", True),
     )
     redis_url, redis_db = _redis_url(env, "REDIS_URL", "redis://127.0.0.1:6379/0")
     state_redis_url = _with_db(redis_url, redis_db + 1)

@@ -66,6 +66,11 @@ def test_database_health_checks_are_on_unless_a_process_turns_them_off():
     assert load({"DATABASE_HEALTH_CHECKS": "false"}).database["CONN_HEALTH_CHECKS"] is False
 
 
+def test_server_side_cursors_can_be_turned_off_for_pgbouncer_from_the_environment():
+    assert load({}).database["DISABLE_SERVER_SIDE_CURSORS"] is False
+    assert load({"DATABASE_SERVER_SIDE_CURSORS": "false"}).database["DISABLE_SERVER_SIDE_CURSORS"] is True
+
+
 def test_the_procfile_web_tier_runs_without_database_health_checks():
     web = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
     assert "--env DATABASE_HEALTH_CHECKS=false" in web
@@ -101,6 +106,7 @@ def test_unix_socket_database_host_is_passed_as_a_query():
         ("PORT", "eighty", "not a whole number"),
         ("DEBUG", "maybe", "not a boolean"),
         ("DATABASE_HEALTH_CHECKS", "sometimes", "not a boolean"),
+        ("DATABASE_SERVER_SIDE_CURSORS", "maybe", "not a boolean"),
         ("DATABASE_IDLE_TRANSACTION_TIMEOUT", "-1", "at least 0"),
         ("SUBMIT_RATE", "lots", "30/min"),
         ("REGISTER_RATE", "many", "10/hour"),
