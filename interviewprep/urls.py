@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from interviewprep.async_views import hashes_passwords
 from interviewprep.staff_check import staff_check
 
 # The apps' views are reached only through include() by name, so this module imports no app and
@@ -16,6 +17,8 @@ urlpatterns = [
     path("", include("evaluation.site_urls")),
     # Browsers ask for it on their own; pages name the SVG icon in their head.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    # Admin's own log-in hashes a password too: on the hashing thread, as the candidates' do.
+    path("admin/login/", hashes_passwords(lambda request: admin.site.login(request))),
     path("admin/", admin.site.urls),
     # For the proxy's auth_request in front of Flower (deploy/nginx/interviewprep.conf).
     path("staff/check/", staff_check, name="staff-check"),

@@ -89,6 +89,7 @@ HASHING = {
         302,
     ),
     "page-login, unknown user": (_page("/login/", {"username": "nobody", "password": "whatever it is"}), 200),
+    "admin-login, unknown user": (_page("/admin/login/", {"username": "nobody", "password": "whatever it is"}), 200),
 }
 
 
