@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import DatabaseError, connections, models
+from django.db import DatabaseError, connections, models, transaction
 from django.db.models.sql import InsertQuery, UpdateQuery
 
 
@@ -72,10 +72,13 @@ class Writes:
         return self._add_update(query, Written())
 
     def insert(self, objs: Iterable[models.Model]) -> Written:
-        """`bulk_create(objs)`, of one model, without signals as bulk_create has none."""
+        """`bulk_create(objs)` of new objects of one model (their keys come from the database),
+        without signals, as bulk_create has none."""
         objs = list(objs)
         if not objs:
             return Written(count=0)
+        if any(obj.pk is not None for obj in objs):
+            raise ValueError("insert() takes new objects; this one has its key already: save it")
         meta = objs[0]._meta
         fields = [f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field]
         for obj in objs:
@@ -97,17 +100,21 @@ class Writes:
         ctes = ", ".join(f"w{n} AS ({sql})" for n, (sql, _, _) in enumerate(parts))
         # A part's rows come back in the order it wrote them: an insert's keys in its objects' order.
         columns = ", ".join(f"ARRAY(SELECT k FROM w{n})" for n in range(len(parts)))  # noqa: S608 - our names only
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(f"WITH {ctes} SELECT {columns}", [p for _, params, _ in parts for p in params])
-            keys_per_part = cursor.fetchone()
+        # In a transaction of its own when the caller has none, so a part that fails or a save
+        # that finds no row leaves nothing of the flush written.
+        with transaction.atomic(using=self.using, savepoint=False):
+            with connections[self.using].cursor() as cursor:
+                cursor.execute(f"WITH {ctes} SELECT {columns}", [p for _, params, _ in parts for p in params])
+                keys_per_part = cursor.fetchone()
+            for (_, _, written), keys in zip(parts, keys_per_part, strict=True):
+                if written.saved and not keys:
+                    raise DatabaseError(f"Save with update_fields did not affect any rows ({written.saved}).")
         for (_, _, written), keys in zip(parts, keys_per_part, strict=True):
             written.count = len(keys)
             for obj, key in zip(written.objs, keys if written.objs else (), strict=True):
                 obj.pk = key
                 obj._state.adding = False
                 obj._state.db = self.using
-            if written.saved and not keys:
-                raise DatabaseError(f"Save with update_fields did not affect any rows ({written.saved}).")
 
     def _add_update(self, query: UpdateQuery, written: Written) -> Written:
         sql, params = query.get_compiler(using=self.using).as_sql()

@@ -61,13 +61,23 @@ def test_nothing_queued_sends_nothing():
     assert _statements(ctx) == []
 
 
-def test_a_save_whose_row_is_gone_fails_as_save_does():
+@pytest.mark.django_db(transaction=True)
+def test_a_save_whose_row_is_gone_fails_as_save_does_and_writes_nothing():
     attempt = AttemptFactory()
     Attempt.objects.filter(pk=attempt.pk).delete()
     writes = Writes()
+    writes.insert([_change(1)])
     writes.save(attempt, ["language"])
     with pytest.raises(DatabaseError, match="did not affect any rows"):
-        writes.flush()
+        writes.flush()  # outside any transaction of the caller's: its own is rolled back
+    assert not StateChange.objects.filter(entity="test").exists()
+
+
+def test_an_object_with_a_key_is_not_inserted():
+    change = _change(1)
+    change.save()
+    with pytest.raises(ValueError, match="has its key already"):
+        Writes().insert([change])
 
 
 def test_one_failing_part_writes_nothing_of_the_others():
