@@ -17,7 +17,8 @@ urlpatterns = [
     path("", include("evaluation.site_urls")),
     # Browsers ask for it on their own; pages name the SVG icon in their head.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
-    # Admin's own log-in hashes a password too: on the hashing thread, as the candidates' do.
+    # Admin's own log-in hashes a password too: on the hashing thread, as the candidates' do (a
+    # function of its own, since the admin site's bound method cannot carry the mark).
     path("admin/login/", hashes_passwords(lambda request: admin.site.login(request))),
     path("admin/", admin.site.urls),
     # For the proxy's auth_request in front of Flower (deploy/nginx/interviewprep.conf).

@@ -163,21 +163,18 @@ def transition(
     obj.status = to
     for field, value in changes.items():
         setattr(obj, field, value)
-    with writes_into(writes) as step:
-        step.save(obj, ["status", "updated_at", *changes, *machine.moved(obj)])
-        step.insert(
-            [
-                StateChange(
-                    entity=entity,
-                    object_id=obj.pk,
-                    from_status=from_status,
-                    to_status=to,
-                    actor=actor,
-                    reason=reason[:200],
-                )
-            ]
-        )
+    change = StateChange(
+        entity=entity, object_id=obj.pk, from_status=from_status, to_status=to, actor=actor, reason=reason[:200]
+    )
+    _write(obj, ["status", "updated_at", *changes, *machine.moved(obj)], change, writes)
     return True
+
+
+def _write(obj: Any, fields: list[str], change: StateChange, writes: Writes | None) -> None:
+    """The row's save and its state change: in the caller's `writes`, else one statement now."""
+    with writes_into(writes) as step:
+        step.save(obj, fields)
+        step.insert([change])
 
 
 def attempt_renew(
@@ -194,20 +191,15 @@ def attempt_renew(
     changes = changes or {}
     for field, value in changes.items():
         setattr(attempt, field, value)
-    with writes_into(writes) as step:
-        step.save(attempt, ["updated_at", *changes, *MACHINES[Attempt].moved(attempt)])
-        step.insert(
-            [
-                StateChange(
-                    entity="attempt",
-                    object_id=attempt.pk,
-                    from_status=attempt.status,
-                    to_status=attempt.status,
-                    actor=actor,
-                    reason=reason[:200],
-                )
-            ]
-        )
+    change = StateChange(
+        entity="attempt",
+        object_id=attempt.pk,
+        from_status=attempt.status,
+        to_status=attempt.status,
+        actor=actor,
+        reason=reason[:200],
+    )
+    _write(attempt, ["updated_at", *changes, *MACHINES[Attempt].moved(attempt)], change, writes)
 
 
 def transition_locked(

@@ -27,7 +27,7 @@ from evaluation.jobs.registry import handler_for
 from evaluation.jobs.transitions import job_transition, job_transition_queued
 from evaluation.models import DeadLetter, EvaluationJob, JobStatus, JobTry
 from interviewprep import metrics
-from interviewprep.writes import Writes, Written, writes_into
+from interviewprep.writes import Writes, writes_into
 
 if TYPE_CHECKING:
     from evaluation.jobs.claim import Claim
@@ -72,10 +72,14 @@ def finish(job: EvaluationJob, status: str, *, reason: str = "", **changes: Any)
     job_transition(job, status, **_finished(job.kind, status, job.created_at, reason), **changes)
 
 
-def _finish_fenced(claim: Claim, status: str, writes: Writes, *, reason: str = "") -> Written:
-    """The run's job finishes if the run still holds its lease: once `writes` are sent, a count of
-    0 says it did not, and the caller rolls back."""
-    return job_transition_queued(
+class _LeaseLost(Exception):
+    """Raised inside the outcome's transaction to roll back what the handler wrote."""
+
+
+def _finish_fenced(claim: Claim, status: str, writes: Writes, *, reason: str = "") -> None:
+    """The run's job finishes, sent with the step's other `writes`, if the run still holds its
+    lease; if not, _LeaseLost rolls back the caller's transaction and all it wrote."""
+    fence = job_transition_queued(
         writes,
         job_id=claim.job_id,
         where=_held(claim),
@@ -83,6 +87,9 @@ def _finish_fenced(claim: Claim, status: str, writes: Writes, *, reason: str = "
         to=status,
         **_finished(claim.kind, status, claim.created_at, reason),
     )
+    writes.flush()
+    if not fence.count:
+        raise _LeaseLost
 
 
 def _count_finished(kind: str, status: str, latency: float) -> None:
@@ -138,10 +145,6 @@ def _fenced(claim: Claim) -> tuple[Any, EvaluationJob | None]:
     return subject, job
 
 
-class _LeaseLost(Exception):
-    """Raised inside the outcome's transaction to roll back what the handler wrote."""
-
-
 def job_record(claim: Claim, output: Any) -> str:
     """Write the run's outcome through its handler, fenced; refused for a lost lease, and
     discarded when the handler says so or the database already holds one.
@@ -160,12 +163,7 @@ def job_record(claim: Claim, output: Any) -> str:
             writes = Writes()
             reason = handler.record(subject, output, actor=claim.actor, writes=writes)
             end_try(claim, Outcome.DISCARDED if reason else Outcome.SUCCEEDED, reason or "", writes=writes)
-            fence = _finish_fenced(
-                claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, writes, reason=reason or ""
-            )
-            writes.flush()
-            if not fence.count:
-                raise _LeaseLost
+            _finish_fenced(claim, JobStatus.DISCARDED if reason else JobStatus.SUCCEEDED, writes, reason=reason or "")
             if not reason:
                 written.append(subject)
     except _LeaseLost:
@@ -184,10 +182,7 @@ def _discard_duplicate(claim: Claim) -> str:
             handler_for(claim.kind).lock(claim.subject_id)
             writes = Writes()
             end_try(claim, Outcome.DISCARDED, reason, writes=writes)
-            fence = _finish_fenced(claim, JobStatus.DISCARDED, writes, reason=reason)
-            writes.flush()
-            if not fence.count:
-                raise _LeaseLost
+            _finish_fenced(claim, JobStatus.DISCARDED, writes, reason=reason)
     except _LeaseLost:
         end_try(claim, Outcome.LOST_LEASE, "lease lost before the outcome was written")
         return "lost_lease"

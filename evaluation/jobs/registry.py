@@ -6,9 +6,10 @@ transaction, before the job's row is locked, so every path takes the subject's l
 `discard_reason`, `start`, then `run` outside any transaction, then `record` inside the fenced
 transaction that writes the outcome, and `recorded` after its commit. `start` and `record` get
 the step's `writes` (interviewprep/writes.py): what they queue there goes to PostgreSQL in one
-statement with the machinery's own writes of that step (the try, the job's fenced swap). `failed` and `requeue` run
-when the job is dead-lettered and when staff replay it; a replay (and its dry run) asks
-`discard_reason` first, and skips the letter when its subject is no longer wanted.
+statement with the machinery's own writes of that step (the try, the job's fenced swap).
+`failed` and `requeue` run when the job is dead-lettered and when staff replay it; a replay (and
+its dry run) asks `discard_reason` first, and skips the letter when its subject is no longer
+wanted.
 """
 
 from __future__ import annotations
